@@ -1,0 +1,82 @@
+#ifndef PLRANK_CORE_BOOSTING_BOOSTER_H_
+#define PLRANK_CORE_BOOSTING_BOOSTER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/data/dataset.h"
+#include "core/model/ensemble.h"
+#include "core/objectives/objective.h"
+
+namespace plrank {
+
+enum class SplitGain {
+  kLeastSquares,  // the paper: fit the pseudo-response, every document weight 1
+  kNewton,        // second order: (sum g)^2 / (sum h + lambda), LightGBM-style
+};
+
+struct BoosterConfig {
+  int32_t num_trees = 100;
+  int32_t num_leaves = 31;
+  double learning_rate = 0.1;
+  int32_t min_data_in_leaf = 20;
+  double min_sum_hessian_in_leaf = 1e-3;
+  double lambda_l2 = 0.0;
+  double feature_fraction = 1.0;   // per tree
+  double bagging_fraction = 1.0;   // fraction of queries per bag
+  int32_t bagging_freq = 0;        // redraw the bag every k iterations; 0 = off
+  int32_t max_bin = 255;           // <= 255
+  SplitGain split_gain = SplitGain::kLeastSquares;
+  int32_t early_stopping_rounds = 0;  // 0 = off; needs a validation evaluator
+  uint64_t seed = 1;
+  int32_t num_threads = 0;         // 0 = all cores
+};
+
+// What the booster reports after each iteration (for progress lines).
+struct IterationReport {
+  int32_t iteration = 0;   // 1-based
+  int32_t num_trees = 0;   // configured total
+  double train_loss = 0.0;
+  double train_metric = 0.0;   // from the train evaluator, NaN if none
+  double valid_metric = 0.0;   // from the valid evaluator, NaN if none
+  double elapsed_seconds = 0.0;
+};
+
+// Scores -> a metric where higher is better (e.g. mean NDCG@10). Scores use
+// the objective's layout (num_outputs blocks); evaluators apply the score
+// transform themselves.
+using Evaluator = std::function<double(absl::Span<const double> scores)>;
+
+struct BoosterInputs {
+  const Dataset* train = nullptr;
+  const Dataset* valid = nullptr;        // optional
+  Objective* objective = nullptr;        // already Init()-ed on train
+  // Initial scores (background model), layout as the objective's; empty = 0.
+  std::vector<double> init_train_scores;
+  std::vector<double> init_valid_scores;
+  Evaluator train_evaluator;             // optional, for progress
+  Evaluator valid_evaluator;             // optional; drives early stopping
+  std::function<void(const IterationReport&)> on_iteration;  // optional
+};
+
+struct BoosterResult {
+  // Trees only (learning rate folded into leaf values); the caller fills in
+  // the rest of the Ensemble (objective name, parameters, base model trees).
+  std::vector<Tree> trees;
+  std::vector<IterationReport> history;
+  int32_t best_iteration = 0;   // 1-based; == history.size() w/o early stop
+  int32_t num_features = 0;
+};
+
+// Histogram gradient boosting with leaf-wise (best-first) trees.
+// Deterministic for a given config.seed whatever config.num_threads.
+absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
+                                           const BoosterInputs& inputs);
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_BOOSTING_BOOSTER_H_

@@ -1,0 +1,49 @@
+#ifndef PLRANK_CORE_DATA_DATASET_H_
+#define PLRANK_CORE_DATA_DATASET_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace plrank {
+
+// A ranking dataset held column by column in float32.
+//
+// Documents are stored query by query: the documents of query q are
+// [query_offsets[q], query_offsets[q + 1]). Feature f of document i is
+// features[f * num_documents() + i]; a missing value is NaN, an absent sparse
+// entry is 0. Labels are non-negative integer relevance grades.
+struct Dataset {
+  int32_t num_features = 0;
+  std::vector<float> features;           // column-major, num_features * docs
+  std::vector<int32_t> labels;           // one per document
+  std::vector<uint32_t> query_offsets;   // num_queries + 1 entries, starts at 0
+  std::vector<std::string> query_ids;    // one per query, as written in input
+  // Empty when documents are stored in input order. Otherwise (a reader that
+  // regrouped non-contiguous queries) input_line_order[i] is the 0-based
+  // position among the input's data lines of stored document i.
+  std::vector<uint32_t> input_line_order;
+
+  size_t num_documents() const { return labels.size(); }
+  size_t num_queries() const {
+    return query_offsets.empty() ? 0 : query_offsets.size() - 1;
+  }
+  const float* column(int32_t feature) const {
+    return features.data() + static_cast<size_t>(feature) * num_documents();
+  }
+  float value(size_t document, int32_t feature) const {
+    return column(feature)[document];
+  }
+  uint32_t query_begin(size_t query) const { return query_offsets[query]; }
+  uint32_t query_end(size_t query) const { return query_offsets[query + 1]; }
+  int32_t max_label() const {
+    int32_t m = 0;
+    for (int32_t l : labels) m = l > m ? l : m;
+    return m;
+  }
+};
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_DATA_DATASET_H_

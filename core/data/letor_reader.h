@@ -1,0 +1,54 @@
+#ifndef PLRANK_CORE_DATA_LETOR_READER_H_
+#define PLRANK_CORE_DATA_LETOR_READER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/data/dataset.h"
+
+namespace plrank {
+
+enum class DuplicateFeaturePolicy {
+  kError,     // a feature index repeated within a line is an error (default)
+  kLastWins,  // keep the last value written on the line
+};
+
+struct ReadOptions {
+  // 0 = infer the width from the largest index seen. Otherwise the dataset
+  // has exactly this many features and an index above it is an error.
+  int32_t num_features = 0;
+  DuplicateFeaturePolicy duplicates = DuplicateFeaturePolicy::kError;
+  // A query whose lines are not contiguous is an error unless this is set,
+  // in which case its documents are gathered in first-seen query order.
+  bool allow_noncontiguous_queries = false;
+  // LightGBM form: lines without qid, group sizes in this file. Empty = use
+  // "<path>.query" when it exists and the lines carry no qid.
+  std::string query_file;
+};
+
+// Statistics the CLIs print after loading.
+struct ReadStats {
+  int64_t lines = 0;
+  int64_t bytes = 0;
+  int64_t missing_values = 0;      // NULL / nan entries
+  int64_t duplicate_features = 0;  // under kLastWins
+};
+
+// Reads LETOR / SVMlight ranking text:
+//   <label> qid:<id> <index>:<value> ... [# comment]
+// or the LightGBM form (no qid, plus a .query file). Every error status
+// names the file and the 1-based line.
+absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
+                                      const ReadOptions& options,
+                                      ReadStats* stats = nullptr);
+
+// Same, from an in-memory buffer; `name` is used in error messages.
+absl::StatusOr<Dataset> ParseLetor(std::string_view text,
+                                   const std::string& name,
+                                   const ReadOptions& options,
+                                   ReadStats* stats = nullptr);
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_DATA_LETOR_READER_H_

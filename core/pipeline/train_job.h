@@ -1,0 +1,60 @@
+#ifndef PLRANK_CORE_PIPELINE_TRAIN_JOB_H_
+#define PLRANK_CORE_PIPELINE_TRAIN_JOB_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/boosting/booster.h"
+#include "core/data/letor_reader.h"
+#include "core/metrics/ranking_metrics.h"
+#include "core/model/ensemble.h"
+#include "core/objectives/registry.h"
+
+namespace plrank {
+
+// One training run, end to end: read the data, continue from an optional
+// background model, boost, and write the model artifact atomically. The CLI
+// (`plrank-train`) and the tests drive the same code.
+struct TrainJob {
+  std::string train_path;
+  std::string valid_path;        // optional
+  std::string init_model_path;   // optional background model
+  std::string model_out;         // required
+  ReadOptions read_options;
+  ObjectiveOptions objective;
+  BoosterConfig booster;
+  // NDCG cut-offs reported during training; early stopping watches the
+  // first one on the validation set.
+  std::vector<int32_t> eval_at = {10};
+  MetricOptions metric_options;
+  // Progress every log_period iterations (and on the last); 0 = never.
+  int32_t log_period = 10;
+  // Recorded verbatim in the artifact (flag name -> value).
+  std::map<std::string, std::string> parameters;
+};
+
+struct TrainSummary {
+  double load_seconds = 0.0;
+  double train_seconds = 0.0;
+  int32_t iterations = 0;       // iterations run
+  int32_t best_iteration = 0;   // iterations kept in the model
+  int64_t train_documents = 0;
+  int64_t train_queries = 0;
+  Ensemble model;               // as written to model_out
+};
+
+// `log` receives human-readable lines (objective description, progress).
+absl::StatusOr<TrainSummary> RunTrainJob(
+    const TrainJob& job, const std::function<void(const std::string&)>& log);
+
+// 64-bit FNV-1a digest of a dataset's labels, query layout and features, in
+// hex; recorded in the artifact so a model can be traced to its data.
+std::string DatasetDigest(const Dataset& data);
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_PIPELINE_TRAIN_JOB_H_

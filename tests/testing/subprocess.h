@@ -1,0 +1,94 @@
+#ifndef PLRANK_TESTS_TESTING_SUBPROCESS_H_
+#define PLRANK_TESTS_TESTING_SUBPROCESS_H_
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace plrank::testing {
+
+struct CommandResult {
+  int exit_code = -1;   // -signal when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+inline std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// A fresh directory under the system temp dir, removed by the destructor.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "plrank-test-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Starts `argv` with stdout/stderr redirected to files; returns the pid.
+inline pid_t StartCommand(const std::vector<std::string>& argv,
+                          const std::string& out_path,
+                          const std::string& err_path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+inline int WaitForExit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return -WTERMSIG(status);
+  return -1;
+}
+
+// Runs a program to completion and captures its output.
+inline CommandResult RunCommand(const std::vector<std::string>& argv) {
+  TempDir scratch;
+  const std::string out = scratch.File("stdout");
+  const std::string err = scratch.File("stderr");
+  CommandResult result;
+  result.exit_code = WaitForExit(StartCommand(argv, out, err));
+  result.out = ReadWholeFile(out);
+  result.err = ReadWholeFile(err);
+  return result;
+}
+
+inline std::string BinPath(const std::string& program) {
+  return std::string(PLRANK_BIN_DIR) + "/" + program;
+}
+
+}  // namespace plrank::testing
+
+#endif  // PLRANK_TESTS_TESTING_SUBPROCESS_H_
