@@ -1,0 +1,177 @@
+// The exact per-leaf Newton step of PlackettLuceObjective.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "core/objectives/pl_query_kernel.h"
+#include "core/objectives/plackett_luce.h"
+
+namespace plrank {
+namespace {
+
+using pl_internal::ComputeSuffixSums;
+using pl_internal::kNeverChosen;
+using pl_internal::PlWorkspace;
+using pl_internal::PrepareQuery;
+
+// Queries are cut into this many contiguous chunks whatever the thread
+// count; chunk sums are reduced in chunk order, so results are bitwise
+// reproducible.
+constexpr int64_t kNumChunks = 64;
+
+struct LeafScratch {
+  std::vector<double> rest;       // per leaf: e over never-chosen documents
+  std::vector<double> current;    // per leaf: e over the current context
+  std::vector<uint32_t> segment_end;  // per leaf: see AccumulateQuery
+  std::vector<uint8_t> touched;   // per leaf flag
+  std::vector<int32_t> touched_list;
+};
+
+// Adds one query's contributions to first/second/count (per leaf).
+//
+// For each permutation the contexts are swept from the smallest (j = K-1) to
+// the full query, adding the picked documents back, so per-leaf sums of e
+// only grow (no cancellation). A leaf's sum c_U is constant between two
+// picks of its documents, and over such a run of contexts [a, b)
+//   sum_j w_j p'(p' - 1) = c^2 (B_b - B_a) - c (A_b - A_a),
+//   A_j = sum_{i<j} w_i / S_i,  B_j = sum_{i<j} w_i / S_i^2,
+// so a permutation costs O(K + leaves touched), not O(K * leaves touched).
+void AccumulateQuery(const double* scores, const int32_t* leaf,
+                     const PlQuery& query, const PlContexts& contexts,
+                     PlWorkspace& ws, LeafScratch& ls, double* first,
+                     double* second, double* count) {
+  const uint32_t n = query.size;
+  const uint32_t depth = query.depth;
+  double max_score;
+  const double rest = PrepareQuery(scores, query, contexts, ws, &max_score);
+  ls.touched_list.clear();
+  for (uint32_t d = 0; d < n; ++d) {
+    const int32_t u = leaf[d];
+    if (u < 0) continue;
+    if (!ls.touched[u]) {
+      ls.touched[u] = 1;
+      ls.touched_list.push_back(u);  // capacity reserved: no allocation
+      ls.rest[u] = 0.0;
+    }
+    if (ws.owner[d] == kNeverChosen) ls.rest[u] += ws.exp_score[d];
+  }
+  // Every level's weights sum to 1: depth contexts per touched leaf.
+  for (int32_t u : ls.touched_list) count[u] += depth;
+  const int32_t m = contexts.num_permutations();
+  const double inv_m = 1.0 / m;
+  const uint32_t* union_docs = contexts.union_documents(query);
+  double* const a = ws.prefix_a.data();
+  double* const b = ws.prefix_b.data();
+  auto flush = [&](int32_t u, uint32_t begin, uint32_t end) {
+    if (begin >= end) return;
+    const double c = ls.current[u];
+    const double probability_sum = c * (a[end] - a[begin]);
+    first[u] -= probability_sum;
+    second[u] += c * c * (b[end] - b[begin]) - probability_sum;
+  };
+  for (int32_t p = 0; p < m; ++p) {
+    ComputeSuffixSums(query, contexts, p, rest, ws);
+    const double* w = contexts.weights(query, p);
+    a[0] = b[0] = 0.0;
+    for (uint32_t j = 0; j < depth; ++j) {
+      const double inv = w[j] / ws.suffix[j];  // 0 for duplicate contexts
+      a[j + 1] = a[j] + inv;
+      b[j + 1] = b[j] + inv / ws.suffix[j];
+    }
+    for (int32_t u : ls.touched_list) {
+      ls.current[u] = ls.rest[u];
+      ls.segment_end[u] = depth;
+    }
+    for (uint32_t i = 0; i < query.union_size; ++i) {
+      const uint32_t d = union_docs[i];
+      if (ws.owner[d] != p && leaf[d] >= 0) {
+        ls.current[leaf[d]] += ws.exp_score[d];
+      }
+    }
+    const uint32_t* order = contexts.chosen(query, p);
+    for (uint32_t j = depth; j-- > 0;) {
+      const int32_t u = leaf[order[j]];
+      if (u < 0) continue;
+      // Contexts j+1 .. segment_end-1 saw the leaf without order[j].
+      flush(u, j + 1, ls.segment_end[u]);
+      ls.segment_end[u] = j + 1;
+      ls.current[u] += ws.exp_score[order[j]];
+      first[u] += inv_m;  // the numerator s_pi(j)
+    }
+    for (int32_t u : ls.touched_list) flush(u, 0, ls.segment_end[u]);
+  }
+  for (int32_t u : ls.touched_list) ls.touched[u] = 0;
+}
+
+}  // namespace
+
+PlackettLuceObjective::LeafDerivatives
+PlackettLuceObjective::ComputeLeafDerivatives(
+    absl::Span<const double> scores,
+    absl::Span<const int32_t> leaf_of_document, int32_t num_leaves) const {
+  const absl::Span<const PlQuery> queries = contexts_.queries();
+  const int64_t nq = static_cast<int64_t>(queries.size());
+  const size_t stride = 3 * static_cast<size_t>(num_leaves);
+  std::vector<double> chunk_sums(kNumChunks * stride, 0.0);
+#pragma omp parallel
+  {
+    PlWorkspace ws;
+    ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
+    LeafScratch ls;
+    ls.rest.assign(num_leaves, 0.0);
+    ls.current.assign(num_leaves, 0.0);
+    ls.segment_end.assign(num_leaves, 0);
+    ls.touched.assign(num_leaves, 0);
+    ls.touched_list.reserve(num_leaves);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t chunk = 0; chunk < kNumChunks; ++chunk) {
+      double* first = chunk_sums.data() + chunk * stride;
+      double* second = first + num_leaves;
+      double* count = second + num_leaves;
+      const int64_t q_end = nq * (chunk + 1) / kNumChunks;
+      for (int64_t q = nq * chunk / kNumChunks; q < q_end; ++q) {
+        const PlQuery& query = queries[q];
+        if (query.depth == 0) continue;
+        const int32_t* leaf = leaf_of_document.data() + query.begin;
+        if (leaf[0] < 0) continue;  // out of this iteration's bag
+        AccumulateQuery(scores.data() + query.begin, leaf, query, contexts_,
+                        ws, ls, first, second, count);
+      }
+    }
+  }
+  LeafDerivatives result;
+  result.first.assign(num_leaves, 0.0);
+  result.second.assign(num_leaves, 0.0);
+  result.contexts.assign(num_leaves, 0.0);
+  for (int64_t chunk = 0; chunk < kNumChunks; ++chunk) {
+    const double* sums = chunk_sums.data() + chunk * stride;
+    for (int32_t u = 0; u < num_leaves; ++u) {
+      result.first[u] += sums[u];
+      result.second[u] += sums[num_leaves + u];
+      result.contexts[u] += sums[2 * num_leaves + u];
+    }
+  }
+  return result;
+}
+
+void PlackettLuceObjective::ComputeLeafValues(
+    absl::Span<const double> scores, const LeafAssignment& assignment,
+    absl::Span<double> leaf_values) const {
+  const LeafDerivatives derivatives = ComputeLeafDerivatives(
+      scores, assignment.leaf_of_document, assignment.num_leaves);
+  for (int32_t u = 0; u < assignment.num_leaves; ++u) {
+    // p'(p'-1) <= 0 exactly; rounding can only leave a tiny positive L''.
+    const double curvature = std::max(-derivatives.second[u], 0.0) +
+                             assignment.lambda_l2 +
+                             options_.newton_damping * derivatives.contexts[u];
+    double value = curvature > 0.0 ? derivatives.first[u] / curvature : 0.0;
+    if (options_.max_leaf_step > 0.0) {
+      value = std::clamp(value, -options_.max_leaf_step, options_.max_leaf_step);
+    }
+    leaf_values[u] = value;
+  }
+}
+
+}  // namespace plrank

@@ -1,0 +1,28 @@
+#include "core/objectives/plackett_luce_options.h"
+
+#include <cmath>
+
+#include "absl/strings/str_format.h"
+
+namespace plrank {
+
+absl::Status ValidatePlackettLuceOptions(const PlackettLuceOptions& options) {
+  if (options.topk < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("pl_topk must be >= 1, got %d", options.topk));
+  }
+  // The dedup compares every permutation with the earlier ones (O(m^2)).
+  if (options.permutations < 1 || options.permutations > 1000) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "pl_permutations must be in [1, 1000], got %d", options.permutations));
+  }
+  if (!(options.newton_damping >= 0.0) || !std::isfinite(options.newton_damping)) {
+    return absl::InvalidArgumentError("pl_newton_damping must be >= 0");
+  }
+  if (!(options.max_leaf_step >= 0.0)) {
+    return absl::InvalidArgumentError("pl_max_leaf_step must be >= 0");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace plrank

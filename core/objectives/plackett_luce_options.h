@@ -1,0 +1,39 @@
+#ifndef PLRANK_CORE_OBJECTIVES_PLACKETT_LUCE_OPTIONS_H_
+#define PLRANK_CORE_OBJECTIVES_PLACKETT_LUCE_OPTIONS_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+
+namespace plrank {
+
+// Knobs of the Plackett-Luce (ListMLE) objective. Defaults reproduce the
+// paper as written (K = 10, one ground-truth permutation, all queries).
+struct PlackettLuceOptions {
+  // K: contexts per permutation are j = 1..min(topk, n).
+  int32_t topk = 10;
+  // m: ground-truth permutations (random tie-breaks) per query; the objective
+  // is the MEAN of the m log-likelihoods.
+  int32_t permutations = 1;
+  // Salt mixed into the seed given to Init, so the tie-breaks can be redrawn
+  // without changing the booster's own seed. 0 = Init's seed alone.
+  uint64_t seed = 0;
+  // Queries whose labels are all equal carry no ranking signal; drop them.
+  bool skip_tied_queries = false;
+  // K = min(topk, number of documents labelled above the query's lowest
+  // label): stop before contexts that only choose among the least relevant.
+  bool stop_at_lowest_label = false;
+  // Guard of the leaf Newton step (our choice): the denominator is
+  //   -L''_U + lambda_l2 + newton_damping * (weighted contexts touching U),
+  // i.e. a damping that scales with the number of terms summed in L''_U.
+  double newton_damping = 1e-6;
+  // |leaf value| is clipped to this before the learning rate; 0 = no clip.
+  double max_leaf_step = 100.0;
+};
+
+// InvalidArgument when a field is out of range.
+absl::Status ValidatePlackettLuceOptions(const PlackettLuceOptions& options);
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_OBJECTIVES_PLACKETT_LUCE_OPTIONS_H_

@@ -1,0 +1,38 @@
+#ifndef PLRANK_CORE_OBJECTIVES_REGISTRY_H_
+#define PLRANK_CORE_OBJECTIVES_REGISTRY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/objectives/objective.h"
+
+namespace plrank {
+
+// Everything a command line can say about the loss. Fields prefixed by an
+// objective's short name only concern that objective.
+struct ObjectiveOptions {
+  std::string name = "plrank";
+  // Plackett-Luce (see PlackettLuceOptions).
+  int32_t pl_topk = 10;
+  int32_t pl_permutations = 1;
+  bool pl_skip_tied_queries = false;
+  bool pl_stop_at_lowest_label = false;
+  double pl_newton_damping = 1e-6;
+  double pl_max_leaf_step = 100.0;
+  uint64_t pl_seed = 0;  // salt mixed into the Init seed
+};
+
+// A new, not yet Init()-ed objective. InvalidArgument for an unknown name
+// (the message lists the known ones) or out-of-range options.
+absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
+    const ObjectiveOptions& options);
+
+// Names MakeObjective accepts, in a stable order.
+std::vector<std::string> KnownObjectives();
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_OBJECTIVES_REGISTRY_H_
