@@ -52,26 +52,34 @@ class ForestScorer {
                                        int32_t num_trees = 0) const;
 
  private:
-  // Internal node, 16 bytes so four share a cache line. A child c >= 0 is an
-  // absolute index into nodes_; c < 0 is leaf ~c, an absolute index into
-  // leaf_values_. Bit 31 of feature_and_flag is default_left.
+  // 16 bytes, four to a cache line. A document goes to child[value > threshold]
+  // where value is slot `slot` of its doubled row (see PrepareRows), so missing
+  // values need no test in the walk. Leaves are nodes too, whose children are
+  // themselves: a group of documents walks a tree in lockstep for the tree's
+  // depth with no data-dependent branch.
   struct Node {
-    uint32_t feature_and_flag;
+    uint32_t slot;
     float threshold;
-    int32_t left;
-    int32_t right;
+    int32_t child[2];  // absolute indices into nodes_: left, right
   };
-  static constexpr uint32_t kDefaultLeftBit = 0x80000000u;
 
   ForestScorer() = default;
 
-  // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs <=
-  // kBlockDocs, for row-major `rows` of num_features_ floats each.
-  void AccumulateTrees(const float* rows, size_t num_docs, double* out,
+  // Copies `num_docs` rows (num_features_ floats each) into doubled rows of
+  // 2 * num_features_ slots: slot f holds x_f with NaN -> -inf (default left
+  // goes left: -inf <= any finite threshold), slot num_features_ + f holds x_f
+  // with NaN -> +inf (default right). Thresholds are finite, so real
+  // infinities are routed the same way as before.
+  void PrepareRows(const float* rows, size_t num_docs, float* doubled) const;
+  // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
+  // doubled rows.
+  void AccumulateTrees(const float* doubled, size_t num_docs, double* out,
                        size_t out_stride, int32_t num_trees) const;
-  // Full raw scores of one block of rows: base score, trees, linear part.
+  // Full raw scores of at most kBlockDocs rows: base score, trees, linear
+  // part. `scratch` holds kBlockDocs doubled rows.
   void RawScoresBlock(const float* rows, size_t num_docs, double* out,
-                      size_t out_stride, int32_t num_trees) const;
+                      size_t out_stride, int32_t num_trees,
+                      float* scratch) const;
   // Applies the transform to raw[k * raw_stride + i] -> out[i].
   void Transform(const double* raw, size_t raw_stride, size_t num_docs,
                  double* out) const;
@@ -84,9 +92,12 @@ class ForestScorer {
   int32_t num_outputs_ = 1;
   ScoreTransform transform_ = ScoreTransform::kIdentity;
   std::vector<double> base_score_;        // num_outputs_ entries
-  std::vector<Node> nodes_;                // all trees' internal nodes
-  std::vector<double> leaf_values_;        // all trees' leaves
-  std::vector<int32_t> tree_roots_;        // node index, or ~leaf for stumps
+  std::vector<Node> nodes_;                // all trees, leaves included
+  std::vector<double> node_values_;        // leaf value per node (0 inside)
+  std::vector<int32_t> tree_roots_;        // index of each tree's root
+  std::vector<int32_t> tree_depths_;       // depth of each tree's deepest leaf
+  std::vector<int32_t> tree_shallowest_leaf_;  // and of its shallowest leaf
+  std::vector<int32_t> tree_first_leaf_;   // leaves are the nodes from here on
   // Trees [tree_block_begin_[b], tree_block_begin_[b + 1]) form block b, sized
   // so a block's nodes stay in L1 while a block of documents walks them.
   std::vector<int32_t> tree_block_begin_;

@@ -1,0 +1,260 @@
+#include "core/model/forest_scorer.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/data/dataset.h"
+#include "core/model/ensemble.h"
+#include "gtest/gtest.h"
+#include "tests/unit/model/random_model.h"
+
+namespace plrank {
+namespace {
+
+// Bitwise comparison: the scorer promises the reference summation order.
+void ExpectBitwiseEqual(double expected, double actual, size_t doc) {
+  EXPECT_EQ(std::memcmp(&expected, &actual, sizeof(double)), 0)
+      << "doc " << doc << ": expected " << expected << " got " << actual;
+}
+
+TEST(ForestScorerTest, MatchesReferenceOnRandomForestsWithNaNs) {
+  std::mt19937_64 rng(123);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int32_t features = 3 + trial * 7;
+    // Enough trees to span several tree blocks.
+    Ensemble model = testing::RandomEnsemble(rng, 60 + trial * 40, 40, features);
+    if (trial % 2 == 1) model.base_score.clear();
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+    ASSERT_TRUE(scorer.ok()) << scorer.status();
+    // Not a multiple of the document block size.
+    const size_t docs = 64 * 3 + 17 + trial;
+    std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.2);
+    std::vector<double> scores(docs);
+    scorer->Score(rows, docs, absl::MakeSpan(scores));
+    for (size_t i = 0; i < docs; ++i) {
+      ExpectBitwiseEqual(
+          testing::ReferenceRaw(model, &rows[i * features], 0, model.trees.size()),
+          scores[i], i);
+    }
+  }
+}
+
+// Deep chains (unbalanced, as leaf-wise growth produces) next to stumps:
+// documents leave a tree's walk at very different depths.
+TEST(ForestScorerTest, MatchesReferenceOnChainsAndStumps) {
+  std::mt19937_64 rng(77);
+  const int32_t features = 4;
+  Ensemble model;
+  model.num_features = features;
+  for (int32_t t = 0; t < 12; ++t) {
+    if (t % 4 == 3) {
+      model.trees.push_back(testing::RandomTree(rng, 1, features));
+      continue;
+    }
+    const int32_t length = 5 + 15 * t;
+    Tree chain;
+    for (int32_t n = 0; n < length; ++n) {
+      chain.split_feature.push_back(n % features);
+      chain.threshold.push_back(testing::GridValue(rng));
+      chain.default_left.push_back((n + t) % 3 == 0);
+      const bool leaf_on_left = (n + t) % 2 == 0;
+      const int32_t next = n + 1 < length ? n + 1 : ~(n + 1);
+      chain.left_child.push_back(leaf_on_left ? ~n : next);
+      chain.right_child.push_back(leaf_on_left ? next : ~n);
+    }
+    for (int32_t l = 0; l <= length; ++l) chain.leaf_value.push_back(0.01 * l + t);
+    model.trees.push_back(chain);
+  }
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  const size_t docs = 137;
+  std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.15);
+  std::vector<double> scores(docs);
+  scorer->Score(rows, docs, absl::MakeSpan(scores));
+  for (size_t i = 0; i < docs; ++i) {
+    ExpectBitwiseEqual(
+        testing::ReferenceRaw(model, &rows[i * features], 0, model.trees.size()),
+        scores[i], i);
+  }
+}
+
+TEST(ForestScorerTest, NumTreesTruncatesToWholeIterations) {
+  std::mt19937_64 rng(5);
+  const int32_t features = 6;
+  for (int32_t outputs : {1, 3}) {
+    Ensemble model = testing::RandomEnsemble(rng, 10, 12, features, outputs);
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+    ASSERT_TRUE(scorer.ok());
+    const size_t docs = 70;
+    std::vector<float> rows = testing::RandomRows(rng, docs, features);
+    std::vector<double> raw(docs * outputs);
+    for (int32_t requested : {1, 2, 3, 4, 7, 29, 30, 31, 1000, 0, -1}) {
+      scorer->RawScores(rows, docs, absl::MakeSpan(raw), requested);
+      size_t used = model.trees.size();
+      if (requested > 0) {
+        used = std::min<size_t>(
+            used, (requested + outputs - 1) / outputs * outputs);
+      }
+      for (size_t i = 0; i < docs; ++i) {
+        for (int32_t k = 0; k < outputs; ++k) {
+          ExpectBitwiseEqual(
+              testing::ReferenceRaw(model, &rows[i * features], k, used),
+              raw[k * docs + i], i);
+        }
+      }
+    }
+  }
+}
+
+TEST(ForestScorerTest, ExpectedRelevanceTransform) {
+  std::mt19937_64 rng(9);
+  const int32_t features = 8;
+  const int32_t outputs = 5;
+  Ensemble model = testing::RandomEnsemble(rng, 15, 10, features, outputs);
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok());
+  EXPECT_EQ(scorer->num_outputs(), outputs);
+  const size_t docs = 300;
+  std::vector<float> rows = testing::RandomRows(rng, docs, features);
+  std::vector<double> scores(docs);
+  scorer->Score(rows, docs, absl::MakeSpan(scores));
+  for (size_t i = 0; i < docs; ++i) {
+    std::vector<double> raw(outputs);
+    double max_raw = -INFINITY;
+    for (int32_t k = 0; k < outputs; ++k) {
+      raw[k] = testing::ReferenceRaw(model, &rows[i * features], k,
+                                     model.trees.size());
+      max_raw = std::max(max_raw, raw[k]);
+    }
+    double z = 0, expected = 0;
+    for (int32_t k = 0; k < outputs; ++k) {
+      z += std::exp(raw[k] - max_raw);
+      expected += k * std::exp(raw[k] - max_raw);
+    }
+    expected /= z;
+    EXPECT_NEAR(scores[i], expected, 1e-12) << i;
+    EXPECT_GE(scores[i], 0.0);
+    EXPECT_LE(scores[i], outputs - 1.0);
+  }
+}
+
+TEST(ForestScorerTest, LinearWeightsTreatNaNAsZero) {
+  std::mt19937_64 rng(17);
+  const int32_t features = 9;
+  Ensemble model = testing::RandomEnsemble(rng, 5, 6, features);
+  for (int32_t f = 0; f < features; ++f) model.linear_weights.push_back(0.1 * f - 0.3);
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok());
+  const size_t docs = 100;
+  std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.3);
+  std::vector<double> scores(docs);
+  scorer->Score(rows, docs, absl::MakeSpan(scores));
+  for (size_t i = 0; i < docs; ++i) {
+    ExpectBitwiseEqual(
+        testing::ReferenceRaw(model, &rows[i * features], 0, model.trees.size()),
+        scores[i], i);
+  }
+
+  // A purely linear model: the score is the dot product (NaN -> 0).
+  Ensemble linear;
+  linear.num_features = 2;
+  linear.linear_weights = {2.0, -1.0};
+  linear.base_score = {0.5};
+  absl::StatusOr<ForestScorer> linear_scorer = ForestScorer::Create(linear);
+  ASSERT_TRUE(linear_scorer.ok());
+  const std::vector<float> two_rows = {1.0f, 3.0f, NAN, 4.0f};
+  std::vector<double> out(2);
+  linear_scorer->Score(two_rows, 2, absl::MakeSpan(out));
+  EXPECT_EQ(out[0], 0.5 + (2.0 - 3.0));
+  EXPECT_EQ(out[1], 0.5 - 4.0);
+}
+
+TEST(ForestScorerTest, HandlesBoundaryAndDefaultDirections) {
+  // One split f0 <= 1.0; NaN goes right here, left in the copy.
+  Tree tree;
+  tree.split_feature = {0};
+  tree.threshold = {1.0f};
+  tree.default_left = {0};
+  tree.left_child = {~0};
+  tree.right_child = {~1};
+  tree.leaf_value = {10.0, 20.0};
+  Ensemble model;
+  model.num_features = 1;
+  model.trees = {tree};
+  Tree left_default = tree;
+  left_default.default_left = {1};
+  model.trees.push_back(left_default);
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok());
+  const std::vector<float> rows = {1.0f, std::nextafter(1.0f, 2.0f), NAN,
+                                   -INFINITY, INFINITY};
+  std::vector<double> out(rows.size());
+  scorer->Score(rows, rows.size(), absl::MakeSpan(out));
+  EXPECT_EQ(out[0], 20.0);  // equal to the threshold goes left in both
+  EXPECT_EQ(out[1], 40.0);
+  EXPECT_EQ(out[2], 30.0);  // NaN: right in tree 0, left in tree 1
+  EXPECT_EQ(out[3], 20.0);
+  EXPECT_EQ(out[4], 40.0);
+}
+
+TEST(ForestScorerTest, DatasetScoringMatchesRows) {
+  std::mt19937_64 rng(31);
+  const int32_t features = 10;
+  for (int32_t outputs : {1, 4}) {
+    Ensemble model = testing::RandomEnsemble(rng, 20, 16, features, outputs);
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+    ASSERT_TRUE(scorer.ok());
+    const size_t docs = 150;
+    // Data with fewer columns (missing read as 0) and with extra columns.
+    for (int32_t data_features : {features - 3, features, features + 2}) {
+      Dataset data;
+      data.num_features = data_features;
+      data.labels.assign(docs, 0);
+      data.query_offsets = {0, static_cast<uint32_t>(docs)};
+      std::vector<float> rows_data =
+          testing::RandomRows(rng, docs, data_features);
+      data.features.resize(docs * data_features);
+      std::vector<float> rows(docs * features, 0.0f);
+      for (size_t i = 0; i < docs; ++i) {
+        for (int32_t f = 0; f < data_features; ++f) {
+          data.features[f * docs + i] = rows_data[i * data_features + f];
+          if (f < features) rows[i * features + f] = rows_data[i * data_features + f];
+        }
+      }
+      std::vector<double> expected(docs);
+      scorer->Score(rows, docs, absl::MakeSpan(expected));
+      EXPECT_EQ(scorer->ScoreDataset(data), expected);
+      std::vector<double> raw(docs * outputs);
+      scorer->RawScores(rows, docs, absl::MakeSpan(raw), outputs * 3);
+      EXPECT_EQ(scorer->RawScoresDataset(data, outputs * 3), raw);
+    }
+  }
+}
+
+TEST(ForestScorerTest, StumpsAndEmptyInput) {
+  Ensemble model;
+  model.num_features = 0;
+  model.trees.resize(2);
+  model.trees[0].leaf_value = {1.5};
+  model.trees[1].leaf_value = {-0.25};
+  model.base_score = {1.0};
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok());
+  std::vector<double> out(3);
+  scorer->Score({}, 3, absl::MakeSpan(out));
+  EXPECT_EQ(out, std::vector<double>(3, 2.25));
+  scorer->Score({}, 0, absl::MakeSpan(out).subspan(0, 0));
+}
+
+TEST(ForestScorerTest, RejectsInvalidModel) {
+  Ensemble model;
+  model.num_features = 1;
+  model.trees.resize(1);
+  model.trees[0].leaf_value = {NAN};
+  EXPECT_FALSE(ForestScorer::Create(model).ok());
+}
+
+}  // namespace
+}  // namespace plrank
