@@ -1,0 +1,125 @@
+#include "core/data/file_io.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+
+namespace plrank {
+namespace {
+
+absl::Status OsError(const std::string& path, std::string_view what) {
+  const int error_number = errno;
+  // ErrnoToStatus appends the OS reason itself.
+  return absl::ErrnoToStatus(error_number, absl::StrCat(path, ": ", absl::string_view(what.data(), what.size())));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return OsError(path, "cannot open");
+  std::string contents;
+  if (std::fseek(file, 0, SEEK_END) == 0) {
+    const long size = std::ftell(file);
+    if (size > 0) contents.reserve(static_cast<size_t>(size));
+    std::rewind(file);
+  }
+  // Reading in large blocks also works for pipes, whose size is unknown.
+  constexpr size_t kBlock = size_t{1} << 22;
+  size_t used = 0;
+  while (true) {
+    contents.resize(used + kBlock);
+    const size_t got = std::fread(contents.data() + used, 1, kBlock, file);
+    used += got;
+    if (got < kBlock) break;
+  }
+  contents.resize(used);
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return OsError(path, "read failed");
+  return contents;
+}
+
+absl::StatusOr<FileContents> FileContents::Open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return OsError(path, "cannot open");
+  struct stat info;
+  FileContents contents;
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    const size_t size = static_cast<size_t>(info.st_size);
+    void* mapping =
+        ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (mapping != MAP_FAILED) {
+      ::madvise(mapping, size, MADV_SEQUENTIAL);
+      ::close(fd);
+      contents.mapping_ = mapping;
+      contents.mapped_size_ = size;
+      contents.text_ = std::string_view(static_cast<const char*>(mapping), size);
+      return contents;
+    }
+  }
+  ::close(fd);
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  contents.buffer_ = *std::move(text);
+  contents.text_ = contents.buffer_;
+  return contents;
+}
+
+FileContents::FileContents(FileContents&& other) noexcept {
+  *this = std::move(other);
+}
+
+FileContents& FileContents::operator=(FileContents&& other) noexcept {
+  if (this == &other) return *this;
+  Release();
+  mapping_ = other.mapping_;
+  mapped_size_ = other.mapped_size_;
+  const bool owns_buffer = other.mapping_ == nullptr;
+  buffer_ = std::move(other.buffer_);
+  text_ = owns_buffer ? std::string_view(buffer_) : other.text_;
+  other.mapping_ = nullptr;
+  other.mapped_size_ = 0;
+  other.text_ = std::string_view();
+  return *this;
+}
+
+FileContents::~FileContents() { Release(); }
+
+void FileContents::Release() {
+  if (mapping_ != nullptr) ::munmap(mapping_, mapped_size_);
+  mapping_ = nullptr;
+  mapped_size_ = 0;
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view contents) {
+  const std::string temp =
+      absl::StrCat(path, ".tmp-", static_cast<long>(getpid()));
+  std::FILE* file = std::fopen(temp.c_str(), "wb");
+  if (file == nullptr) return OsError(temp, "cannot create");
+  bool ok = std::fwrite(contents.data(), 1, contents.size(), file) ==
+            contents.size();
+  ok = (std::fflush(file) == 0) && ok;
+  ok = (fsync(fileno(file)) == 0) && ok;
+  ok = (std::fclose(file) == 0) && ok;
+  if (!ok) {
+    absl::Status status = OsError(temp, "write failed");
+    std::remove(temp.c_str());
+    return status;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    absl::Status status = OsError(path, "cannot rename temporary file over");
+    std::remove(temp.c_str());
+    return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace plrank
