@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
+  liblbfgs-dev
   libxgboost-dev   # benchmark peer only
 )
 

@@ -1,6 +1,7 @@
 // plrank-eval: scores a LETOR file with a model and prints ranking metrics,
 // optionally against a second model with paired t-tests.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -1,8 +1,6 @@
 #include "core/data/file_io.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -47,26 +45,11 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
 }
 
 absl::StatusOr<FileContents> FileContents::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return OsError(path, "cannot open");
-  struct stat info;
-  FileContents contents;
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
-    const size_t size = static_cast<size_t>(info.st_size);
-    void* mapping =
-        ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (mapping != MAP_FAILED) {
-      ::madvise(mapping, size, MADV_SEQUENTIAL);
-      ::close(fd);
-      contents.mapping_ = mapping;
-      contents.mapped_size_ = size;
-      contents.text_ = std::string_view(static_cast<const char*>(mapping), size);
-      return contents;
-    }
-  }
-  ::close(fd);
+  // Read, not mmap: a file truncated by another process while we parse it
+  // must give an error or a short read, never a SIGBUS.
   absl::StatusOr<std::string> text = ReadWholeFile(path);
   if (!text.ok()) return text.status();
+  FileContents contents;
   contents.buffer_ = *std::move(text);
   contents.text_ = contents.buffer_;
   return contents;
@@ -78,25 +61,13 @@ FileContents::FileContents(FileContents&& other) noexcept {
 
 FileContents& FileContents::operator=(FileContents&& other) noexcept {
   if (this == &other) return *this;
-  Release();
-  mapping_ = other.mapping_;
-  mapped_size_ = other.mapped_size_;
-  const bool owns_buffer = other.mapping_ == nullptr;
   buffer_ = std::move(other.buffer_);
-  text_ = owns_buffer ? std::string_view(buffer_) : other.text_;
-  other.mapping_ = nullptr;
-  other.mapped_size_ = 0;
+  text_ = buffer_;
   other.text_ = std::string_view();
   return *this;
 }
 
-FileContents::~FileContents() { Release(); }
-
-void FileContents::Release() {
-  if (mapping_ != nullptr) ::munmap(mapping_, mapped_size_);
-  mapping_ = nullptr;
-  mapped_size_ = 0;
-}
+FileContents::~FileContents() = default;
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view contents) {

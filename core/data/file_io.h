@@ -12,8 +12,8 @@ namespace plrank {
 // Reads a whole file in one go. Errors name the path and the OS reason.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 
-// A read-only view of a whole file: memory-mapped when the file is regular
-// (no copy out of the page cache), read into memory otherwise (pipes).
+// A read-only view of a whole file, read into memory (never memory-mapped,
+// so a concurrent truncation cannot raise SIGBUS).
 class FileContents {
  public:
   static absl::StatusOr<FileContents> Open(const std::string& path);
@@ -28,12 +28,9 @@ class FileContents {
 
  private:
   FileContents() = default;
-  void Release();
 
   std::string_view text_;
-  void* mapping_ = nullptr;  // non-null when mapped
-  size_t mapped_size_ = 0;
-  std::string buffer_;  // when read
+  std::string buffer_;
 };
 
 // Writes `contents` to `path` atomically: a temporary file beside it is

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"

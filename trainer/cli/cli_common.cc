@@ -6,6 +6,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 
 namespace plrank::cli {
@@ -23,8 +24,16 @@ void ParseFlagsOrDie(int argc, char** argv, const std::string& usage) {
   }
   ProgramName() = program;
   absl::SetProgramUsageMessage(usage);
-  std::vector<char*> positional;
-  std::vector<absl::UnrecognizedFlag> unrecognized;
+  // absl only lists flags of a file named after the binary by default; our
+  // binaries are plrank-<x> built from plrank_<x>.cc plus shared flag files.
+  absl::FlagsUsageConfig usage_config;
+  usage_config.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "trainer/") ||
+           absl::StrContains(file, "bench/");
+  };
+  usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
+  usage_config.version_string = [] { return std::string("plrank 0.1.0\n"); };
+  absl::SetFlagsUsageConfig(usage_config);
   std::vector<char*> remaining = absl::ParseCommandLine(argc, argv);
   if (remaining.size() > 1) {
     std::vector<std::string> extra(remaining.begin() + 1, remaining.end());

@@ -1,0 +1,218 @@
+#include "core/boosting/booster.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include <omp.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "core/boosting/binned_dataset.h"
+#include "core/boosting/sampling.h"
+#include "core/boosting/tree_learner.h"
+
+namespace plrank {
+namespace {
+
+// Bin boundaries come from at most this many (evenly strided) documents.
+constexpr size_t kMaxBinningSample = 200000;
+
+absl::Status Validate(const BoosterConfig& config, const BoosterInputs& inputs) {
+  if (inputs.train == nullptr || inputs.objective == nullptr) {
+    return absl::InvalidArgumentError("booster needs a train set and an objective");
+  }
+  const Dataset& train = *inputs.train;
+  if (train.features.size() != train.num_documents() * train.num_features) {
+    return absl::InvalidArgumentError("train feature matrix has the wrong size");
+  }
+  if (config.num_trees < 0) return absl::InvalidArgumentError("num_trees < 0");
+  if (config.num_leaves < 1) return absl::InvalidArgumentError("num_leaves < 1");
+  if (config.max_bin < 2 || config.max_bin > 255) {
+    return absl::InvalidArgumentError("max_bin must be in [2, 255]");
+  }
+  if (!(config.feature_fraction > 0.0 && config.feature_fraction <= 1.0)) {
+    return absl::InvalidArgumentError("feature_fraction must be in (0, 1]");
+  }
+  if (!(config.bagging_fraction > 0.0 && config.bagging_fraction <= 1.0)) {
+    return absl::InvalidArgumentError("bagging_fraction must be in (0, 1]");
+  }
+  if (!(config.learning_rate > 0.0)) {
+    return absl::InvalidArgumentError("learning_rate must be > 0");
+  }
+  if (config.lambda_l2 < 0.0) return absl::InvalidArgumentError("lambda_l2 < 0");
+  const int32_t outputs = inputs.objective->num_outputs();
+  if (outputs < 1) return absl::InvalidArgumentError("objective has no outputs");
+  const size_t train_size = train.num_documents() * outputs;
+  if (!inputs.init_train_scores.empty() &&
+      inputs.init_train_scores.size() != train_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("init_train_scores has ", inputs.init_train_scores.size(),
+                     " entries, expected ", train_size));
+  }
+  if (inputs.valid != nullptr) {
+    const Dataset& valid = *inputs.valid;
+    if (valid.num_features != train.num_features ||
+        valid.features.size() != valid.num_documents() * valid.num_features) {
+      return absl::InvalidArgumentError("valid set does not match the train features");
+    }
+    const size_t valid_size = valid.num_documents() * outputs;
+    if (!inputs.init_valid_scores.empty() &&
+        inputs.init_valid_scores.size() != valid_size) {
+      return absl::InvalidArgumentError("init_valid_scores has the wrong size");
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<double> InitialScores(const std::vector<double>& given, size_t size) {
+  return given.empty() ? std::vector<double>(size, 0.0) : given;
+}
+
+// scores[i] += leaf value of document i; documents without a leaf (out of the
+// bag) are routed through the binned tree.
+void AddTree(const GrownTree& grown, const BinnedDataset& binned,
+             absl::Span<const int32_t> leaf_of_document, double* scores,
+             int32_t num_threads) {
+  const int64_t n = static_cast<int64_t>(binned.num_documents());
+  const std::vector<double>& values = grown.tree.leaf_value;
+#pragma omp parallel for schedule(static) num_threads(num_threads) if (n >= 16384)
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t leaf = leaf_of_document.empty() || leaf_of_document[i] < 0
+                             ? grown.LeafOf(binned, i)
+                             : leaf_of_document[i];
+    scores[i] += values[leaf];
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
+                                           const BoosterInputs& inputs) {
+  if (absl::Status status = Validate(config, inputs); !status.ok()) return status;
+  const absl::Time start = absl::Now();
+  const Dataset& train = *inputs.train;
+  Objective& objective = *inputs.objective;
+  const int32_t threads =
+      config.num_threads > 0 ? config.num_threads : omp_get_num_procs();
+  const int32_t outputs = objective.num_outputs();
+  const size_t n = train.num_documents();
+
+  const BinnedDataset train_bins =
+      BinnedDataset::Build(train, config.max_bin, kMaxBinningSample, threads);
+  const bool track_valid = inputs.valid != nullptr && inputs.valid_evaluator;
+  BinnedDataset valid_bins;
+  std::vector<double> valid_scores;
+  if (track_valid) {
+    valid_bins = BinnedDataset::BuildWithMappers(*inputs.valid, train_bins, threads);
+    valid_scores = InitialScores(inputs.init_valid_scores,
+                                 inputs.valid->num_documents() * outputs);
+  }
+  std::vector<double> scores = InitialScores(inputs.init_train_scores, n * outputs);
+
+  TreeLearnerConfig learner_config;
+  learner_config.num_leaves = config.num_leaves;
+  learner_config.num_threads = threads;
+  learner_config.rules.newton = config.split_gain == SplitGain::kNewton;
+  learner_config.rules.lambda_l2 = config.lambda_l2;
+  learner_config.rules.min_data_in_leaf = std::max(config.min_data_in_leaf, 1);
+  learner_config.rules.min_sum_hessian_in_leaf = config.min_sum_hessian_in_leaf;
+  TreeLearner learner(train_bins, learner_config);
+
+  const bool bagging = config.bagging_freq > 0 && config.bagging_fraction < 1.0;
+  std::vector<uint8_t> query_in_bag;  // empty = every query
+  std::vector<uint32_t> bag;
+  DocumentsOfBag(train, query_in_bag, &bag);
+
+  std::vector<float> gradients(n * outputs), hessians(n * outputs);
+  std::vector<int32_t> leaf_of_document(n * outputs);
+  std::vector<GrownTree> grown(outputs);
+  std::vector<double> leaf_values;
+  const bool early_stopping = track_valid && config.early_stopping_rounds > 0;
+  double best_metric = -std::numeric_limits<double>::infinity();
+
+  BoosterResult result;
+  result.num_features = train.num_features;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int32_t iteration = 0; iteration < config.num_trees; ++iteration) {
+    if (bagging && iteration % config.bagging_freq == 0) {
+      query_in_bag = DrawQueryBag(train.num_queries(), config.bagging_fraction,
+                                  config.seed, iteration / config.bagging_freq);
+      DocumentsOfBag(train, query_in_bag, &bag);
+    }
+    objective.ComputeGradients(scores, query_in_bag, absl::MakeSpan(gradients),
+                               absl::MakeSpan(hessians));
+    // All trees of an iteration see the scores it started with.
+    for (int32_t k = 0; k < outputs; ++k) {
+      const absl::Span<const float> g =
+          absl::MakeConstSpan(gradients).subspan(k * n, n);
+      const absl::Span<const float> h =
+          absl::MakeConstSpan(hessians).subspan(k * n, n);
+      const std::vector<int32_t> features = DrawFeatureSubset(
+          train_bins.num_features(), config.feature_fraction, config.seed,
+          static_cast<uint64_t>(iteration) * outputs + k);
+      learner.Grow(bag, g, h, features, &grown[k]);
+      const absl::Span<int32_t> leaves =
+          absl::MakeSpan(leaf_of_document).subspan(k * n, n);
+      std::fill(leaves.begin(), leaves.end(), -1);
+      learner.AssignBagLeaves(leaves);
+
+      Tree& tree = grown[k].tree;
+      LeafAssignment assignment;
+      assignment.num_leaves = tree.num_leaves();
+      assignment.output = k;
+      assignment.leaf_of_document = leaves;
+      assignment.gradients = g;
+      assignment.hessians = h;
+      assignment.lambda_l2 = config.lambda_l2;
+      leaf_values.assign(tree.num_leaves(), 0.0);
+      objective.ComputeLeafValues(scores, assignment, absl::MakeSpan(leaf_values));
+      for (int32_t l = 0; l < tree.num_leaves(); ++l) {
+        tree.leaf_value[l] = std::isfinite(leaf_values[l])
+                                 ? config.learning_rate * leaf_values[l]
+                                 : 0.0;
+      }
+    }
+    for (int32_t k = 0; k < outputs; ++k) {
+      AddTree(grown[k], train_bins,
+              absl::MakeConstSpan(leaf_of_document).subspan(k * n, n),
+              scores.data() + k * n, threads);
+      if (track_valid) {
+        AddTree(grown[k], valid_bins, {},
+                valid_scores.data() + k * inputs.valid->num_documents(), threads);
+      }
+      result.trees.push_back(std::move(grown[k].tree));
+    }
+
+    IterationReport report;
+    report.iteration = iteration + 1;
+    report.num_trees = config.num_trees;
+    report.train_loss = objective.Loss(scores);
+    report.train_metric = inputs.train_evaluator ? inputs.train_evaluator(scores) : nan;
+    report.valid_metric = track_valid ? inputs.valid_evaluator(valid_scores) : nan;
+    report.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    result.history.push_back(report);
+    if (inputs.on_iteration) inputs.on_iteration(report);
+
+    if (report.valid_metric > best_metric) {
+      best_metric = report.valid_metric;
+      result.best_iteration = iteration + 1;
+    }
+    if (early_stopping &&
+        iteration + 1 - result.best_iteration >= config.early_stopping_rounds) {
+      break;
+    }
+  }
+  // Without early stopping, or when the metric never improved (NaN), every
+  // iteration is kept.
+  if (!early_stopping || result.best_iteration == 0) {
+    result.best_iteration = static_cast<int32_t>(result.history.size());
+  }
+  result.trees.resize(static_cast<size_t>(result.best_iteration) * outputs);
+  return result;
+}
+
+}  // namespace plrank

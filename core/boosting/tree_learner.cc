@@ -1,0 +1,203 @@
+#include "core/boosting/tree_learner.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <omp.h>
+
+namespace plrank {
+
+TreeLearner::TreeLearner(const BinnedDataset& data,
+                         const TreeLearnerConfig& config)
+    : data_(data),
+      config_(config),
+      layout_(data, config.rules.newton),
+      builder_(layout_, data) {
+  config_.num_leaves = std::max(config_.num_leaves, 1);
+  config_.num_threads = std::clamp(config_.num_threads, 1, kMaxThreads);
+  config_.rules.min_data_in_leaf = std::max(config_.rules.min_data_in_leaf, 1);
+  if (config_.num_leaves > 1) {
+    histograms_.resize(layout_.size() * config_.num_leaves);
+  }
+  const size_t n = data.num_documents();
+  indices_.resize(n);
+  scratch_.resize(n);
+  ordered_pairs_.resize(2 * n);
+  leaves_.resize(config_.num_leaves);
+}
+
+void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
+                               absl::Span<const float> gradients,
+                               absl::Span<const float> hessians,
+                               absl::Span<const int32_t> features) {
+  const uint32_t min_to_split = 2u * config_.rules.min_data_in_leaf;
+  const bool scan_built = built->count >= min_to_split;
+  const bool scan_derived = derived != nullptr && derived->count >= min_to_split;
+  built->best = SplitCandidate{};
+  if (derived != nullptr) derived->best = SplitCandidate{};
+  // Neither child can split: their histograms would never be read.
+  if (!scan_built && !scan_derived) return;
+
+  const uint32_t* documents = indices_.data() + built->begin;
+  const int64_t count = built->count;
+  double* pairs = ordered_pairs_.data();
+  const bool newton = config_.rules.newton;
+  double* built_histogram = histogram(built->histogram);
+  double* derived_histogram = scan_derived ? histogram(derived->histogram) : nullptr;
+  const int64_t num_features = static_cast<int64_t>(features.size());
+  // Small leaves are not worth waking threads for.
+  const int threads =
+      count * num_features >= 65536 ? config_.num_threads : 1;
+  const int32_t num_groups = builder_.GroupCount(features.size(), threads);
+  // Serial on purpose: it is cheap next to the histograms, and every barrier
+  // costs dearly when the machine is oversubscribed.
+  for (int64_t j = 0; j < count; ++j) {
+    pairs[2 * j] = gradients[documents[j]];
+    pairs[2 * j + 1] = newton ? hessians[documents[j]] : 1.0;
+  }
+  SplitCandidate best_built[kMaxThreads], best_derived[kMaxThreads];
+#pragma omp parallel num_threads(threads)
+  {
+    // Candidates are merged with BetterSplit, a total order, so the dynamic
+    // schedule cannot change the answer.
+    SplitCandidate mine_built, mine_derived;
+#pragma omp for schedule(dynamic, 1) nowait
+    for (int32_t g = 0; g < num_groups; ++g) {
+      const absl::Span<const int32_t> group = FeatureGroup(features, num_groups, g);
+      builder_.BuildGroup(group, absl::MakeConstSpan(documents, count), pairs,
+                          built_histogram);
+      for (int32_t f : group) {
+        if (scan_built) {
+          ScanFeatureForSplit(layout_, data_, built_histogram, built->sums, f,
+                              config_.rules, &mine_built);
+        }
+        if (scan_derived) {
+          SubtractFeature(layout_, f, built_histogram, derived_histogram);
+          ScanFeatureForSplit(layout_, data_, derived_histogram, derived->sums,
+                              f, config_.rules, &mine_derived);
+        }
+      }
+    }
+    best_built[omp_get_thread_num()] = mine_built;
+    best_derived[omp_get_thread_num()] = mine_derived;
+  }
+  for (int t = 0; t < threads; ++t) {
+    if (BetterSplit(best_built[t], built->best)) built->best = best_built[t];
+    if (derived != nullptr && BetterSplit(best_derived[t], derived->best)) {
+      derived->best = best_derived[t];
+    }
+  }
+}
+
+uint32_t TreeLearner::Partition(const Leaf& leaf, const SplitCandidate& split) {
+  const uint8_t* column = data_.column(split.feature);
+  const uint8_t threshold = static_cast<uint8_t>(split.bin);
+  const uint8_t missing = data_.mapper(split.feature).missing_bin();
+  const bool default_left = split.default_left;
+  uint32_t* documents = indices_.data() + leaf.begin;
+  uint32_t* right = scratch_.data();
+  uint32_t num_left = 0, num_right = 0;
+  // Branch-free: splits are close to coin flips for the branch predictor.
+  for (uint32_t j = 0; j < leaf.count; ++j) {
+    const uint32_t document = documents[j];
+    const uint8_t bin = column[document];
+    const bool goes_left = (bin <= threshold) | (default_left & (bin == missing));
+    documents[num_left] = document;
+    right[num_right] = document;
+    num_left += goes_left;
+    num_right += !goes_left;
+  }
+  std::memcpy(documents + num_left, right, sizeof(uint32_t) * num_right);
+  return num_left;
+}
+
+void TreeLearner::Grow(absl::Span<const uint32_t> bag,
+                       absl::Span<const float> gradients,
+                       absl::Span<const float> hessians,
+                       absl::Span<const int32_t> features, GrownTree* out) {
+  *out = GrownTree{};
+  Tree& tree = out->tree;
+  std::copy(bag.begin(), bag.end(), indices_.begin());
+
+  Leaf& root = leaves_[0];
+  root = Leaf{};
+  root.count = static_cast<uint32_t>(bag.size());
+  root.histogram = 0;
+  for (uint32_t document : bag) root.sums.gradient += gradients[document];
+  if (config_.rules.newton) {
+    for (uint32_t document : bag) root.sums.hessian += hessians[document];
+  } else {
+    root.sums.hessian = root.count;
+  }
+  root.sums.count = root.count;
+  const bool can_split = config_.num_leaves > 1 && !features.empty();
+  if (can_split) BuildAndScan(&root, nullptr, gradients, hessians, features);
+
+  int32_t num_leaves = 1;
+  while (can_split && num_leaves < config_.num_leaves) {
+    int32_t split_leaf = -1;
+    for (int32_t l = 0; l < num_leaves; ++l) {
+      if (!leaves_[l].best.valid()) continue;
+      if (split_leaf < 0 || leaves_[l].best.gain > leaves_[split_leaf].best.gain) {
+        split_leaf = l;
+      }
+    }
+    if (split_leaf < 0) break;
+    const Leaf parent = leaves_[split_leaf];
+    const SplitCandidate& split = parent.best;
+    const int32_t new_leaf = num_leaves++;
+
+    const int32_t node = tree.num_internal_nodes();
+    const BinMapper& mapper = data_.mapper(split.feature);
+    tree.split_feature.push_back(data_.original(split.feature));
+    tree.threshold.push_back(mapper.upper_bound(split.bin));
+    tree.default_left.push_back(split.default_left ? 1 : 0);
+    tree.left_child.push_back(~split_leaf);
+    tree.right_child.push_back(~new_leaf);
+    tree.split_gain.push_back(split.gain);
+    out->split_binned_feature.push_back(split.feature);
+    out->split_bin.push_back(static_cast<uint8_t>(split.bin));
+    out->missing_bin.push_back(mapper.missing_bin());
+    if (parent.parent_node >= 0) {
+      (parent.is_left_child ? tree.left_child
+                            : tree.right_child)[parent.parent_node] = node;
+    }
+
+    const uint32_t num_left = Partition(parent, split);
+    Leaf& left = leaves_[split_leaf];
+    Leaf& right = leaves_[new_leaf];
+    left = Leaf{parent.begin, num_left, split.left, parent.histogram, node, true, {}};
+    right = Leaf{parent.begin + num_left, parent.count - num_left, split.right,
+                 -1, node, false, {}};
+    // Exact counts from the partition (the split's are the same, as doubles).
+    left.sums.count = left.count;
+    right.sums.count = right.count;
+    if (!config_.rules.newton) {
+      left.sums.hessian = left.count;
+      right.sums.hessian = right.count;
+    }
+    if (num_leaves == config_.num_leaves) break;  // children stay leaves
+
+    Leaf* smaller = left.count <= right.count ? &left : &right;
+    Leaf* larger = smaller == &left ? &right : &left;
+    larger->histogram = parent.histogram;
+    smaller->histogram = new_leaf;  // the one free slot: leaves own 0..new_leaf-1
+    BuildAndScan(smaller, larger, gradients, hessians, features);
+  }
+
+  tree.leaf_value.assign(num_leaves, 0.0);
+  tree.leaf_count.resize(num_leaves);
+  for (int32_t l = 0; l < num_leaves; ++l) tree.leaf_count[l] = leaves_[l].count;
+  num_leaves_of_last_tree_ = num_leaves;
+}
+
+void TreeLearner::AssignBagLeaves(absl::Span<int32_t> leaf_of_document) const {
+  for (int32_t l = 0; l < num_leaves_of_last_tree_; ++l) {
+    const Leaf& leaf = leaves_[l];
+    for (uint32_t j = leaf.begin; j < leaf.begin + leaf.count; ++j) {
+      leaf_of_document[indices_[j]] = l;
+    }
+  }
+}
+
+}  // namespace plrank

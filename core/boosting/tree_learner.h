@@ -1,0 +1,108 @@
+#ifndef PLRANK_CORE_BOOSTING_TREE_LEARNER_H_
+#define PLRANK_CORE_BOOSTING_TREE_LEARNER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "core/boosting/binned_dataset.h"
+#include "core/boosting/histogram.h"
+#include "core/boosting/split_finder.h"
+#include "core/model/ensemble.h"
+
+namespace plrank {
+
+struct TreeLearnerConfig {
+  int32_t num_leaves = 31;
+  SplitRules rules;
+  int32_t num_threads = 1;
+};
+
+// A tree as grown: the model-facing Tree (leaf_value zero, to be filled from
+// the objective) plus the same splits in bin space for fast routing of binned
+// rows.
+struct GrownTree {
+  Tree tree;
+  std::vector<int32_t> split_binned_feature;  // BinnedDataset feature index
+  std::vector<uint8_t> split_bin;    // left iff bin <= split_bin
+  std::vector<uint8_t> missing_bin;  // the feature's missing slot
+
+  // The leaf of a binned document. Agrees with routing the raw values
+  // through `tree` (see BinMapper's contract).
+  int32_t LeafOf(const BinnedDataset& data, size_t document) const {
+    if (tree.num_internal_nodes() == 0) return 0;
+    int32_t node = 0;
+    while (node >= 0) {
+      const uint8_t bin = data.bin(document, split_binned_feature[node]);
+      const bool left = bin == missing_bin[node] ? tree.default_left[node] != 0
+                                                 : bin <= split_bin[node];
+      node = left ? tree.left_child[node] : tree.right_child[node];
+    }
+    return ~node;
+  }
+};
+
+// Leaf-wise (best-first) growth: repeatedly split the leaf whose best split
+// gains most, until num_leaves leaves or no admissible split. Every leaf owns
+// a contiguous stretch of one index array, partitioned stably in place when
+// it splits, so documents stay ascending inside a leaf and each histogram
+// pass reads rows in memory order. Only the smaller child's histogram is
+// built; the larger one is parent minus smaller. All buffers are allocated
+// once here and reused by every tree.
+class TreeLearner {
+ public:
+  TreeLearner(const BinnedDataset& data, const TreeLearnerConfig& config);
+
+  // Grows one tree on the documents `bag` (ascending) with per-document
+  // `gradients` and `hessians` (hessians are read under the Newton gain only),
+  // splitting only on `features` (ascending BinnedDataset indices).
+  void Grow(absl::Span<const uint32_t> bag, absl::Span<const float> gradients,
+            absl::Span<const float> hessians, absl::Span<const int32_t> features,
+            GrownTree* out);
+
+  // leaf_of_document[i] = leaf of document i for every document of the last
+  // bag; other entries are left untouched.
+  void AssignBagLeaves(absl::Span<int32_t> leaf_of_document) const;
+
+ private:
+  struct Leaf {
+    uint32_t begin = 0;
+    uint32_t count = 0;
+    NodeSums sums;
+    int32_t histogram = -1;     // index into histograms_
+    int32_t parent_node = -1;   // -1 for the root
+    bool is_left_child = false;
+    SplitCandidate best;
+  };
+
+  static constexpr int kMaxThreads = 256;
+
+  double* histogram(int32_t index) {
+    return histograms_.data() + static_cast<size_t>(index) * layout_.size();
+  }
+  // One parallel pass over features: builds `built`'s histogram (gathering
+  // its gradients first), turns the parent's histogram into `derived`'s by
+  // subtraction (derived may be null, e.g. for the root), and finds the best
+  // split of both while their histograms are still in cache.
+  void BuildAndScan(Leaf* built, Leaf* derived,
+                    absl::Span<const float> gradients,
+                    absl::Span<const float> hessians,
+                    absl::Span<const int32_t> features);
+  // Stable partition of the leaf's documents; returns the left count.
+  uint32_t Partition(const Leaf& leaf, const SplitCandidate& split);
+
+  const BinnedDataset& data_;
+  TreeLearnerConfig config_;
+  HistogramLayout layout_;
+  HistogramBuilder builder_;
+  std::vector<double> histograms_;   // num_leaves histograms
+  std::vector<uint32_t> indices_;    // documents, grouped by leaf
+  std::vector<uint32_t> scratch_;    // right side while partitioning
+  std::vector<double> ordered_pairs_;  // {g, 1} or {g, h} per document
+  std::vector<Leaf> leaves_;
+  int32_t num_leaves_of_last_tree_ = 0;
+};
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_BOOSTING_TREE_LEARNER_H_

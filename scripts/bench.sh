@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds Release with the benchmarks and runs them, writing markdown reports
+# to bench/results/: parse.md (LETOR parsing speed), mq2008.md (5-fold mean)
+# and generated.md (~480K documents x 136 features).
+#
+#   scripts/bench.sh [parse] [mq2008] [generated]     (default: all three)
+#
+# Environment: BUILD_DIR (default build-bench), SHARED_DATA (default
+# ../shared/data), THREADS (default 2). Run on an otherwise idle machine:
+# with 2 cores, any other load inflates the timings of OpenMP programs.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-bench}
+shared=${SHARED_DATA:-$root/../shared/data}
+threads=${THREADS:-2}
+results=$root/bench/results
+what=("$@")
+[[ ${#what[@]} -eq 0 ]] && what=(parse mq2008 generated)
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DPLRANK_BUILD_BENCH=ON -DPLRANK_BUILD_TESTS=OFF >/dev/null
+targets=(plrank-train plrank-eval plrank-datagen plrank-bench-train plrank-bench-parse)
+if cmake --build "$build" --target help | grep -q 'plrank-xgb-peer'; then
+  targets+=(plrank-xgb-peer)
+else
+  echo "bench.sh: XGBoost not found, the XGBoost systems are skipped" >&2
+fi
+cmake --build "$build" -j2 --target "${targets[@]}"
+bin=$build/bin
+mkdir -p "$results"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+for item in "${what[@]}"; do
+  case $item in
+    parse)
+      "$bin/plrank-bench-parse" --size_mb=150 --work_dir="$scratch" \
+        --out="$results/parse.md"
+      ;;
+    mq2008)
+      bash "$shared/make-folds.sh" "$scratch/mq2008" >/dev/null
+      "$bin/plrank-bench-train" --folds_dir="$scratch/mq2008" \
+        --title="MQ2008, 5-fold mean" --trees=100 --leaves=31 --repeats=3 \
+        --learning_rate=0.1 --num_threads="$threads" --max_bin=255 \
+        --work_dir="$scratch" --out="$results/mq2008.md"
+      ;;
+    generated)
+      "$bin/plrank-bench-train" --generated --gen_queries=4000 \
+        --gen_mean_docs=120 --gen_features=136 --trees=300 --leaves=31 \
+        --learning_rate=0.1 --num_threads="$threads" --max_bin=255 \
+        --work_dir="$scratch" --out="$results/generated.md"
+      ;;
+    *)
+      echo "bench.sh: unknown benchmark '$item' (parse, mq2008, generated)" >&2
+      exit 2
+      ;;
+  esac
+done
+echo "reports in $results"
