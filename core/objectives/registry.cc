@@ -8,7 +8,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
+#include "core/objectives/cosine.h"
+#include "core/objectives/lambdamart.h"
+#include "core/objectives/listnet_kl.h"
+#include "core/objectives/mcrank.h"
 #include "core/objectives/plackett_luce.h"
+#include "core/objectives/squared_loss.h"
 
 namespace plrank {
 namespace {
@@ -30,12 +35,55 @@ absl::StatusOr<std::unique_ptr<Objective>> MakePlackettLuce(
   return std::unique_ptr<Objective>(new PlackettLuceObjective(pl));
 }
 
+absl::StatusOr<std::unique_ptr<Objective>> MakeLambdaMart(
+    const ObjectiveOptions& options) {
+  LambdaMartOptions lambdamart;
+  lambdamart.sigma = options.lambdamart_sigma;
+  lambdamart.truncation = options.lambdamart_truncation;
+  if (absl::Status s = ValidateLambdaMartOptions(lambdamart); !s.ok()) return s;
+  return std::unique_ptr<Objective>(new LambdaMartObjective(lambdamart));
+}
+
+absl::StatusOr<std::unique_ptr<Objective>> MakeMcRank(
+    const ObjectiveOptions& options) {
+  McRankOptions mcrank;
+  mcrank.friedman_factor = options.mcrank_friedman_factor;
+  return std::unique_ptr<Objective>(new McRankObjective(mcrank));
+}
+
+template <SquaredLossTarget kTarget>
+absl::StatusOr<std::unique_ptr<Objective>> MakeSquaredLoss(
+    const ObjectiveOptions& /*options*/) {
+  return std::unique_ptr<Objective>(new SquaredLossObjective(kTarget));
+}
+
+template <bool kConsistent>
+absl::StatusOr<std::unique_ptr<Objective>> MakeCosine(
+    const ObjectiveOptions& /*options*/) {
+  return std::unique_ptr<Objective>(new CosineObjective(kConsistent));
+}
+
+template <bool kConsistent>
+absl::StatusOr<std::unique_ptr<Objective>> MakeListNetKl(
+    const ObjectiveOptions& /*options*/) {
+  return std::unique_ptr<Objective>(new ListNetKlObjective(kConsistent));
+}
+
 // An explicit table rather than self-registration: static libraries drop
 // unreferenced registrars. To add a loss, add one line here.
 const std::vector<std::pair<std::string, Factory>>& Factories() {
   static const auto* factories =
       new std::vector<std::pair<std::string, Factory>>{
           {"plrank", MakePlackettLuce},
+          {"lambdamart", MakeLambdaMart},
+          {"mcrank", MakeMcRank},
+          {"mart1", MakeSquaredLoss<SquaredLossTarget::kGain>},
+          {"mart2", MakeSquaredLoss<SquaredLossTarget::kLabel>},
+          {"cmart1", MakeSquaredLoss<SquaredLossTarget::kNormalizedGain>},
+          {"cosmart", MakeCosine<false>},
+          {"ccosmart", MakeCosine<true>},
+          {"klmart", MakeListNetKl<false>},
+          {"cklmart", MakeListNetKl<true>},
       };
   return *factories;
 }

@@ -23,6 +23,12 @@ struct ObjectiveOptions {
   double pl_newton_damping = 1e-6;
   double pl_max_leaf_step = 100.0;
   uint64_t pl_seed = 0;  // salt mixed into the Init seed
+  // LambdaMART (see LambdaMartOptions): logistic slope, and the top of the
+  // current ranking a pair must touch (0 = all pairs).
+  double lambdamart_sigma = 1.0;
+  int32_t lambdamart_truncation = 30;
+  // McRank: hessians times K/(K-1) (Friedman's multi-class leaf value).
+  bool mcrank_friedman_factor = true;
 };
 
 // A new, not yet Init()-ed objective. InvalidArgument for an unknown name

@@ -1,0 +1,54 @@
+#ifndef PLRANK_CORE_OBJECTIVES_LISTNET_KL_H_
+#define PLRANK_CORE_OBJECTIVES_LISTNET_KL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "core/data/dataset.h"
+#include "core/objectives/objective.h"
+#include "core/objectives/query_labels.h"
+
+namespace plrank {
+
+// KLMART ("klmart") and c-KLMART ("cklmart"): the ListNet top-1 cross
+// entropy per query,
+//   L = -sum_i t_i log p_i,  p = softmax(s),
+//   t = G / sum G (klmart, a distribution) or G / Z (cklmart, Z = whole-list
+//   ideal DCG, so sum t = sum G / Z is not 1).
+// With T = sum t: g_i = T p_i - t_i and h_i = T p_i (1 - p_i), the exact
+// gradient and Hessian diagonal (for klmart T = 1: g = p - t, h = p(1 - p)).
+// Queries whose labels are all equal are skipped (g = h = 0, loss 0).
+class ListNetKlObjective : public Objective {
+ public:
+  // consistent = false: klmart, true: cklmart.
+  explicit ListNetKlObjective(bool consistent) : consistent_(consistent) {}
+
+  std::string name() const override {
+    return consistent_ ? "cklmart" : "klmart";
+  }
+  absl::Status Init(const Dataset& train, uint64_t seed) override;
+  void ComputeGradients(absl::Span<const double> scores,
+                        absl::Span<const uint8_t> query_in_bag,
+                        absl::Span<float> gradients,
+                        absl::Span<float> hessians) override;
+  double Loss(absl::Span<const double> scores) const override;
+  std::vector<std::string> Describe() const override;
+
+  // Gradients and hessians of query q in double precision (pointers at the
+  // query's first document).
+  void QueryDerivatives(size_t q, const double* scores, double* gradients,
+                        double* hessians) const;
+
+ private:
+  bool consistent_;
+  QueryLabels queries_;
+  std::vector<double> target_scale_;  // per query: t = G * scale; 0 = skip
+  int32_t skipped_queries_ = 0;
+};
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_OBJECTIVES_LISTNET_KL_H_
