@@ -16,7 +16,9 @@
 
 ABSL_FLAG(std::string, train, "", "Training data (LETOR / SVMlight ranking text).");
 ABSL_FLAG(std::string, valid, "", "Validation data for progress and early stopping.");
-ABSL_FLAG(std::string, objective, "plrank", "Loss to optimize.");
+ABSL_FLAG(std::string, objective, "plrank",
+          "Loss: plrank, lambdamart, mcrank, mart1, mart2, cmart1, cosmart, "
+          "ccosmart, klmart, cklmart (trees) or ca, listmle (linear).");
 ABSL_FLAG(int32_t, trees, 100, "Boosting iterations.");
 ABSL_FLAG(int32_t, leaves, 31, "Leaves per tree (leaf-wise growth).");
 ABSL_FLAG(double, learning_rate, 0.1, "Shrinkage of every tree.");
@@ -25,8 +27,17 @@ ABSL_FLAG(int32_t, pl_permutations, 1,
           "PLRank: ground-truth permutations per query (obj=m).");
 ABSL_FLAG(bool, pl_skip_tied_queries, false,
           "PLRank: ignore queries whose labels are all equal.");
-ABSL_FLAG(bool, pl_stop_at_lowest_label, false,
-          "PLRank: K = min(pl_topk, documents above the query's lowest label).");
+ABSL_FLAG(bool, pl_stop_at_lowest_label, true,
+          "PLRank: K = min(pl_topk, documents above the query's lowest label); "
+          "--nopl_stop_at_lowest_label gives the paper's plain top-K.");
+ABSL_FLAG(double, lambdamart_sigma, 1.0, "LambdaMART: slope of the pairwise logistic.");
+ABSL_FLAG(int32_t, lambdamart_truncation, 30,
+          "LambdaMART: a pair counts when one document is in the current top T "
+          "(0 = all pairs).");
+ABSL_FLAG(int32_t, ca_restarts, 3, "CA: random restarts.");
+ABSL_FLAG(int32_t, ca_max_rounds, 20, "CA: rounds over all features per restart.");
+ABSL_FLAG(double, listmle_l2, 1.0, "Linear ListMLE: Gaussian prior precision.");
+ABSL_FLAG(int32_t, listmle_max_iterations, 200, "Linear ListMLE: L-BFGS iterations.");
 ABSL_FLAG(int32_t, min_data_in_leaf, 20, "Minimum documents per leaf.");
 ABSL_FLAG(double, min_sum_hessian_in_leaf, 1e-3,
           "Minimum hessian sum per leaf (second-order split gain only).");
@@ -81,6 +92,13 @@ absl::StatusOr<plrank::TrainJob> JobFromFlags() {
   job.objective.pl_skip_tied_queries = absl::GetFlag(FLAGS_pl_skip_tied_queries);
   job.objective.pl_stop_at_lowest_label =
       absl::GetFlag(FLAGS_pl_stop_at_lowest_label);
+
+  job.objective.lambdamart_sigma = absl::GetFlag(FLAGS_lambdamart_sigma);
+  job.objective.lambdamart_truncation = absl::GetFlag(FLAGS_lambdamart_truncation);
+  job.coordinate_ascent.restarts = absl::GetFlag(FLAGS_ca_restarts);
+  job.coordinate_ascent.max_rounds = absl::GetFlag(FLAGS_ca_max_rounds);
+  job.listmle.l2 = absl::GetFlag(FLAGS_listmle_l2);
+  job.listmle.max_iterations = absl::GetFlag(FLAGS_listmle_max_iterations);
 
   plrank::BoosterConfig& booster = job.booster;
   booster.num_trees = absl::GetFlag(FLAGS_trees);

@@ -19,7 +19,8 @@ struct ObjectiveOptions {
   int32_t pl_topk = 10;
   int32_t pl_permutations = 1;
   bool pl_skip_tied_queries = false;
-  bool pl_stop_at_lowest_label = false;
+  // On by default: +0.009 mean NDCG@10 on MQ2008 5 folds (README).
+  bool pl_stop_at_lowest_label = true;
   double pl_newton_damping = 1e-6;
   double pl_max_leaf_step = 100.0;
   uint64_t pl_seed = 0;  // salt mixed into the Init seed

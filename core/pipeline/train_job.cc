@@ -97,7 +97,28 @@ std::string FormatMetric(double value) {
   return std::isnan(value) ? std::string("-") : absl::StrFormat("%.4f", value);
 }
 
+// Stamps the data digests and creation time, then writes the artifact.
+absl::StatusOr<TrainSummary> Finish(
+    const TrainJob& job, const Dataset& train, const Dataset* valid,
+    const std::function<void(const std::string&)>& log, TrainSummary summary) {
+  Ensemble& model = summary.model;
+  model.train_data_hash = DatasetDigest(train);
+  if (valid != nullptr) model.valid_data_hash = DatasetDigest(*valid);
+  model.created_unix_seconds = static_cast<int64_t>(std::time(nullptr));
+  if (absl::Status status = WriteModelFile(model, job.model_out);
+      !status.ok()) {
+    return status;
+  }
+  log(absl::StrFormat("wrote %s (%d trees, %d linear weights)", job.model_out,
+                      model.trees.size(), model.linear_weights.size()));
+  return summary;
+}
+
 }  // namespace
+
+bool IsLinearObjective(const std::string& name) {
+  return name == "ca" || name == "listmle";
+}
 
 std::string DatasetDigest(const Dataset& data) {
   Fnv1a64 hash;
@@ -153,6 +174,47 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     log(absl::StrFormat("valid: %s — %d queries, %d documents",
                         job.valid_path, valid->num_queries(),
                         valid->num_documents()));
+  }
+
+  if (IsLinearObjective(job.objective.name)) {
+    if (init_model) {
+      return absl::InvalidArgumentError(
+          "--init_model applies to tree objectives, not linear rankers");
+    }
+    summary.load_seconds = SecondsSince(load_start);
+    const auto train_start = Clock::now();
+    absl::StatusOr<LinearModelResult> linear;
+    if (job.objective.name == "ca") {
+      CoordinateAscentOptions options = job.coordinate_ascent;
+      options.ndcg_k = job.eval_at.front();
+      options.seed = job.booster.seed;
+      linear = TrainCoordinateAscent(*train, valid ? &*valid : nullptr,
+                                     options, log);
+    } else {
+      LinearListMleOptions options = job.listmle;
+      options.topk = job.objective.pl_topk;
+      options.ndcg_k = job.eval_at.front();
+      options.seed = job.booster.seed;
+      linear = TrainLinearListMle(*train, valid ? &*valid : nullptr, options,
+                                  log);
+    }
+    if (!linear.ok()) return linear.status();
+    summary.train_seconds = SecondsSince(train_start);
+    summary.iterations = summary.best_iteration = linear->iterations;
+    Ensemble& model = summary.model;
+    model.num_features = train->num_features;
+    model.objective = job.objective.name;
+    model.linear_weights = linear->weights;
+    model.parameters = job.parameters;
+    IterationMetrics last;
+    last.iteration = linear->iterations;
+    const std::string metric_name = absl::StrCat("ndcg@", job.eval_at.front());
+    last.train[metric_name] = linear->train_ndcg;
+    if (valid) last.valid[metric_name] = linear->valid_ndcg;
+    model.history.push_back(std::move(last));
+    model.best_iteration = 0;
+    return Finish(job, *train, valid ? &*valid : nullptr, log,
+                  std::move(summary));
   }
 
   absl::StatusOr<std::unique_ptr<Objective>> objective =
@@ -260,20 +322,12 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     model.history.push_back(std::move(metrics));
   }
   model.best_iteration = result->best_iteration;
-  model.train_data_hash = DatasetDigest(*train);
-  if (valid) model.valid_data_hash = DatasetDigest(*valid);
-  model.created_unix_seconds = static_cast<int64_t>(std::time(nullptr));
-  if (absl::Status status = WriteModelFile(model, job.model_out);
-      !status.ok()) {
-    return status;
-  }
   if (result->best_iteration < summary.iterations) {
     log(absl::StrFormat("early stopping: kept %d of %d iterations",
                         result->best_iteration, summary.iterations));
   }
-  log(absl::StrFormat("wrote %s (%d trees)", job.model_out,
-                      model.trees.size()));
-  return summary;
+  return Finish(job, *train, valid ? &*valid : nullptr, log,
+                std::move(summary));
 }
 
 }  // namespace plrank

@@ -10,6 +10,8 @@
 #include "absl/status/statusor.h"
 #include "core/boosting/booster.h"
 #include "core/data/letor_reader.h"
+#include "core/linear/coordinate_ascent.h"
+#include "core/linear/linear_listmle.h"
 #include "core/metrics/ranking_metrics.h"
 #include "core/model/ensemble.h"
 #include "core/objectives/registry.h"
@@ -27,6 +29,10 @@ struct TrainJob {
   ReadOptions read_options;
   ObjectiveOptions objective;
   BoosterConfig booster;
+  // Linear rankers (--objective=ca | listmle) use these instead of the
+  // booster; their NDCG cut-off and seed come from eval_at and booster.seed.
+  CoordinateAscentOptions coordinate_ascent;
+  LinearListMleOptions listmle;
   // NDCG cut-offs reported during training; early stopping watches the
   // first one on the validation set.
   std::vector<int32_t> eval_at = {10};
@@ -46,6 +52,9 @@ struct TrainSummary {
   int64_t train_queries = 0;
   Ensemble model;               // as written to model_out
 };
+
+// True for the objectives that train a linear model instead of trees.
+bool IsLinearObjective(const std::string& name);
 
 // `log` receives human-readable lines (objective description, progress).
 absl::StatusOr<TrainSummary> RunTrainJob(
