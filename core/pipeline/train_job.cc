@@ -9,6 +9,8 @@
 #include <optional>
 #include <utility>
 
+#include <omp.h>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -143,6 +145,10 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   }
   TrainSummary summary;
   const auto load_start = Clock::now();
+  // Every parallel region (objectives, metrics, scoring) uses the requested
+  // thread count, not only the booster's: idle OpenMP workers spin.
+  omp_set_num_threads(job.booster.num_threads > 0 ? job.booster.num_threads
+                                                  : omp_get_num_procs());
 
   // A background model fixes the feature width for every file.
   std::optional<Ensemble> init_model;
