@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc prometheus-cpp-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libboost-dev openssl
   liblbfgs-dev
   libxgboost-dev   # benchmark peer only
 )

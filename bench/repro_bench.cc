@@ -1,0 +1,149 @@
+// plrank-repro: reproduces the comparison of Xia, Zhai & Wang (PLRank) on
+// LETOR folds. Every system is trained by plrank-train on each fold's train
+// part (same trees, leaves and learning rate; no early stopping, so the
+// validation part is unused) and scored by plrank-eval on the test part.
+// Prints the layouts of the paper's Table 1 (test NDCG@1/3/10 and ERR with
+// significance marks), Table 3 (PLRank(obj=m) context compression) and
+// Table 4 (training time relative to MART-2).
+//
+//   /work/shared/data/make-folds.sh /tmp/mq && plrank-repro --folds_dir=/tmp/mq
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "bench/repro_lib.h"
+#include "bench/repro_report.h"
+#include "bench/repro_systems.h"
+
+ABSL_FLAG(std::string, folds_dir, "",
+          "directory of Fold<N>/{train,test}.txt (make them with "
+          "shared/data/make-folds.sh DIR)");
+ABSL_FLAG(std::string, systems, "all",
+          "comma-separated systems: plrank<m>, lambdamart, mcrank, mart1, "
+          "mart2, cmart1, cosmart, ccosmart, klmart, cklmart, ca, listmle; "
+          "'all' = plrank1,plrank3 and the eleven others");
+ABSL_FLAG(int32_t, trees, 100, "boosting iterations of every tree system");
+ABSL_FLAG(int32_t, leaves, 31, "leaves per tree");
+ABSL_FLAG(double, learning_rate, 0.1, "shrinkage");
+ABSL_FLAG(
+    double, mcrank_trees_factor, 2.5,
+    "McRank trains round(trees x this) iterations (the paper: 2500 vs 1000)");
+ABSL_FLAG(int32_t, max_folds, 0, "use only the first N folds (0 = all)");
+ABSL_FLAG(int32_t, num_threads, 2, "threads of every training run");
+ABSL_FLAG(uint64_t, seed, 1, "seed of every training run");
+ABSL_FLAG(std::string, reference, "plrank1",
+          "Table 1 marks significant differences from this system");
+ABSL_FLAG(std::string, obj_list, "3,6,9,12,15,18,21",
+          "Table 3: the m of PLRank(obj=m) ('' = no Table 3)");
+ABSL_FLAG(std::string, json_out, "", "also write the results as JSON here");
+ABSL_FLAG(std::string, csv_out, "", "also write the results as CSV here");
+ABSL_FLAG(std::string, bin_dir, "",
+          "where plrank-train and plrank-eval are (default: this program's "
+          "directory)");
+ABSL_FLAG(std::string, work_dir, "",
+          "parent of the scratch directory (default $TMPDIR or /tmp)");
+ABSL_FLAG(bool, keep_work_dir, false, "keep models, scores and logs");
+
+namespace plrank::bench {
+namespace {
+
+std::string DefaultBinDir() {
+  std::error_code error;
+  std::filesystem::path self =
+      std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string(".") : self.parent_path().string();
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (out) return true;
+  std::fprintf(stderr, "plrank-repro: cannot write %s\n", path.c_str());
+  return false;
+}
+
+int Main() {
+  ReproConfig config;
+  config.folds_dir = absl::GetFlag(FLAGS_folds_dir);
+  if (config.folds_dir.empty()) {
+    std::fprintf(stderr,
+                 "plrank-repro: --folds_dir is required, e.g.\n"
+                 "  shared/data/make-folds.sh /tmp/mq && plrank-repro "
+                 "--folds_dir=/tmp/mq\n");
+    return 2;
+  }
+  absl::StatusOr<std::vector<ReproSystem>> systems =
+      ParseReproSystems(absl::GetFlag(FLAGS_systems));
+  absl::StatusOr<std::vector<int>> obj_list =
+      ParsePositiveIntList(absl::GetFlag(FLAGS_obj_list));
+  for (const absl::Status& status : {systems.status(), obj_list.status()}) {
+    if (!status.ok()) {
+      std::fprintf(stderr, "plrank-repro: %s\n",
+                   std::string(status.message()).c_str());
+      return 2;
+    }
+  }
+  config.systems = *systems;
+  config.obj_list = *obj_list;
+  config.trees = absl::GetFlag(FLAGS_trees);
+  config.leaves = absl::GetFlag(FLAGS_leaves);
+  config.learning_rate = absl::GetFlag(FLAGS_learning_rate);
+  config.mcrank_trees_factor = absl::GetFlag(FLAGS_mcrank_trees_factor);
+  config.max_folds = absl::GetFlag(FLAGS_max_folds);
+  config.num_threads = absl::GetFlag(FLAGS_num_threads);
+  config.seed = absl::GetFlag(FLAGS_seed);
+  config.reference = absl::GetFlag(FLAGS_reference);
+  config.bin_dir = absl::GetFlag(FLAGS_bin_dir);
+  if (config.bin_dir.empty()) config.bin_dir = DefaultBinDir();
+  config.work_dir = absl::GetFlag(FLAGS_work_dir);
+  config.keep_work_dir = absl::GetFlag(FLAGS_keep_work_dir);
+  if (config.trees < 1 || config.leaves < 2 ||
+      config.mcrank_trees_factor <= 0 || config.num_threads < 0) {
+    std::fprintf(stderr,
+                 "plrank-repro: need --trees >= 1, --leaves >= 2, "
+                 "--mcrank_trees_factor > 0, --num_threads >= 0\n");
+    return 2;
+  }
+  config.progress = [](std::string_view line) {
+    std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+    std::fflush(stderr);
+  };
+
+  absl::StatusOr<ReproResults> results = RunRepro(config);
+  if (!results.ok()) {
+    std::fprintf(stderr, "plrank-repro: %s\n",
+                 std::string(results.status().message()).c_str());
+    return 1;
+  }
+  std::fputs(FormatReproReport(*results).c_str(), stdout);
+  bool written = true;
+  if (const std::string path = absl::GetFlag(FLAGS_json_out); !path.empty()) {
+    written &= WriteFile(path, ReproJson(*results));
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_csv_out); !path.empty()) {
+    written &= WriteFile(path, ReproCsv(*results));
+  }
+  return results->ok() && written ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace plrank::bench
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Reproduces the PLRank paper's Tables 1, 3 and 4 on LETOR folds.\n"
+      "  plrank-repro --folds_dir=DIR [--systems=all] [--trees=100] ...");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::fprintf(stderr, "plrank-repro: unexpected argument %s\n", rest[1]);
+    return 2;
+  }
+  return plrank::bench::Main();
+}
