@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <ctime>
 #include <limits>
 #include <memory>
@@ -107,6 +108,15 @@ absl::StatusOr<TrainSummary> Finish(
   model.train_data_hash = DatasetDigest(train);
   if (valid != nullptr) model.valid_data_hash = DatasetDigest(*valid);
   model.created_unix_seconds = static_cast<int64_t>(std::time(nullptr));
+  // A new version directory (<base>/<model>/<version>/) is created on demand.
+  const std::filesystem::path parent =
+      std::filesystem::path(job.model_out).parent_path();
+  std::error_code error;
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  if (error) {
+    return absl::InternalError(absl::StrCat(
+        parent.string(), ": cannot create directory: ", error.message()));
+  }
   if (absl::Status status = WriteModelFile(model, job.model_out);
       !status.ok()) {
     return status;

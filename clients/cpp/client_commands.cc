@@ -1,0 +1,240 @@
+#include "clients/cpp/client_commands.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "trainer/cli/score_writer.h"
+
+namespace plrank::client {
+namespace {
+
+// Reads the data file at the served model's width, so that a file with more
+// features than the model is rejected with its file and line.
+absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
+                                         const CommandSettings& settings) {
+  if (settings.data_path.empty()) {
+    return absl::InvalidArgumentError("--data=FILE (a LETOR file) is required");
+  }
+  ReadOptions options = settings.read_options;
+  if (options.num_features == 0) {
+    absl::StatusOr<v1::ModelStatus> status =
+        client.GetModelStatus(settings.model.name);
+    if (!status.ok()) return status.status();
+    absl::StatusOr<v1::VersionStatus> version =
+        ResolveVersion(*status, settings.model);
+    if (!version.ok()) return version.status();
+    options.num_features =
+        static_cast<int32_t>(version->metadata().num_features());
+    if (options.num_features <= 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the server reports no feature count for model ",
+          settings.model.name, " version ", version->version(),
+          "; pass --num_features"));
+    }
+  }
+  absl::StatusOr<Dataset> data = ReadLetorFile(settings.data_path, options);
+  if (!data.ok()) return data.status();
+  if (data->num_documents() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(settings.data_path, ": the file has no documents"));
+  }
+  return data;
+}
+
+std::string ModelLabel(const std::string& name, int64_t version) {
+  return absl::StrCat(name, " v", version);
+}
+
+}  // namespace
+
+std::string VersionStateName(v1::VersionState state) {
+  std::string name = v1::VersionState_Name(state);
+  constexpr absl::string_view kPrefix = "VERSION_STATE_";
+  if (absl::StartsWith(name, kPrefix)) name = name.substr(kPrefix.size());
+  return name.empty() ? absl::StrCat("STATE_", static_cast<int>(state)) : name;
+}
+
+std::string FormatModelStatus(const v1::ModelStatus& status) {
+  std::string text = absl::StrFormat(
+      "model %s: %d version(s), default version %s\n", status.name(),
+      status.versions_size(),
+      status.default_version() > 0 ? absl::StrCat(status.default_version())
+                                   : std::string("none"));
+  for (const v1::VersionStatus& version : status.versions()) {
+    absl::StrAppendFormat(&text, "  version %d  %s", version.version(),
+                          VersionStateName(version.state()));
+    if (version.labels_size() > 0) {
+      absl::StrAppend(&text, "  labels: ", absl::StrJoin(version.labels(), ","));
+    }
+    if (version.loaded_unix_seconds() > 0) {
+      absl::StrAppend(&text, "  loaded ",
+                      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ",
+                                       absl::FromUnixSeconds(
+                                           version.loaded_unix_seconds()),
+                                       absl::UTCTimeZone()));
+    }
+    absl::StrAppend(&text, "\n");
+    if (!version.error().empty()) {
+      absl::StrAppend(&text, "    error: ", version.error(), "\n");
+    }
+    if (!version.has_metadata()) continue;
+    const v1::ModelMetadata& meta = version.metadata();
+    absl::StrAppendFormat(
+        &text, "    objective %s, %d trees, %d features, %d output(s)%s\n",
+        meta.objective().empty() ? "?" : meta.objective(), meta.num_trees(),
+        meta.num_features(), meta.num_outputs(),
+        meta.has_linear_weights() ? ", linear weights" : "");
+    if (meta.created_unix_seconds() > 0) {
+      absl::StrAppend(&text, "    created ",
+                      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ",
+                                       absl::FromUnixSeconds(
+                                           meta.created_unix_seconds()),
+                                       absl::UTCTimeZone()),
+                      "\n");
+    }
+    if (!meta.checksum().empty() || meta.file_bytes() > 0) {
+      absl::StrAppendFormat(&text, "    checksum %s, %d bytes\n",
+                            meta.checksum().empty() ? "-" : meta.checksum(),
+                            meta.file_bytes());
+    }
+    // The map's order is unspecified; sort for stable output.
+    std::map<std::string, double> metrics(meta.training_metrics().begin(),
+                                          meta.training_metrics().end());
+    for (const auto& [name, value] : metrics) {
+      absl::StrAppendFormat(&text, "    %s = %.6f\n", name, value);
+    }
+  }
+  return text;
+}
+
+absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
+                     std::FILE* out) {
+  absl::StatusOr<Dataset> data = ReadDataForModel(client, settings);
+  if (!data.ok()) return data.status();
+  const bool want_scores = !settings.scores_out.empty();
+  // Scores of every document are needed only for --scores_out.
+  const uint32_t top_k = want_scores ? 0 : static_cast<uint32_t>(settings.top);
+  std::vector<double> scores(want_scores ? data->num_documents() : 0);
+  const absl::Time start = absl::Now();
+  for (size_t q = 0; q < data->num_queries(); ++q) {
+    absl::StatusOr<v1::RankResponse> response =
+        client.RankQuery(settings.model, *data, q, top_k);
+    if (!response.ok()) {
+      return absl::Status(response.status().code(),
+                          absl::StrCat("query ", data->query_ids[q], ": ",
+                                       response.status().message()));
+    }
+    const uint32_t begin = data->query_begin(q);
+    const uint32_t count = data->query_end(q) - begin;
+    if (want_scores) {
+      if (response->documents_size() != static_cast<int>(count)) {
+        return absl::InternalError(absl::StrCat(
+            "query ", data->query_ids[q], ": the server returned ",
+            response->documents_size(), " of ", count, " documents"));
+      }
+      for (const v1::ScoredDocument& document : response->documents()) {
+        if (document.request_index() >= count) {
+          return absl::InternalError(absl::StrCat(
+              "query ", data->query_ids[q], ": request_index ",
+              document.request_index(), " out of range"));
+        }
+        scores[begin + document.request_index()] = document.score();
+      }
+    }
+    absl::FPrintF(out, "query %s: %d documents (%s)\n", data->query_ids[q],
+                  count, ModelLabel(response->model_name(),
+                                    response->model_version()));
+    const int shown = std::min(settings.top, response->documents_size());
+    for (int i = 0; i < shown; ++i) {
+      const v1::ScoredDocument& document = response->documents(i);
+      const uint32_t index = begin + std::min(document.request_index(), count - 1);
+      absl::FPrintF(out, "  %3d  id %-8s score %12.6f  label %d\n",
+                    document.rank(), document.id(), document.score(),
+                    data->labels[index]);
+    }
+  }
+  absl::FPrintF(out, "ranked %d queries, %d documents in %.3f s\n",
+                data->num_queries(), data->num_documents(),
+                absl::ToDoubleSeconds(absl::Now() - start));
+  if (want_scores) {
+    if (absl::Status status =
+            cli::WriteScoresInInputOrder(*data, scores, settings.scores_out);
+        !status.ok()) {
+      return status;
+    }
+    absl::FPrintF(out, "wrote %d scores to %s\n", scores.size(),
+                  settings.scores_out);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunEvaluate(RankerClient& client, const CommandSettings& settings,
+                         std::FILE* out) {
+  absl::StatusOr<Dataset> data = ReadDataForModel(client, settings);
+  if (!data.ok()) return data.status();
+  absl::StatusOr<v1::EvaluateResponse> response =
+      client.Evaluate(settings.model, *data, settings.evaluate);
+  if (!response.ok()) return response.status();
+  absl::FPrintF(out, "%s: %d queries, %d documents (%s)\n", settings.data_path,
+                response->query_count(), response->document_count(),
+                ModelLabel(response->model_name(), response->model_version()));
+  absl::FPrintF(out, "%-10s %10s\n", "metric", "value");
+  for (const v1::MetricValue& metric : response->metrics()) {
+    absl::FPrintF(out, "%-10s %10.6f\n", metric.name(), metric.value());
+  }
+  for (const v1::QueryMetrics& query : response->per_query()) {
+    std::vector<std::string> values;
+    for (const v1::MetricValue& metric : query.metrics()) {
+      values.push_back(absl::StrFormat("%s=%.6f", metric.name(), metric.value()));
+    }
+    absl::FPrintF(out, "query %s: %s\n", query.query_id(),
+                  absl::StrJoin(values, " "));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunStatus(RankerClient& client, const CommandSettings& settings,
+                       std::FILE* out) {
+  absl::StatusOr<v1::ModelStatus> status =
+      client.GetModelStatus(settings.model.name);
+  if (!status.ok()) return status.status();
+  std::fputs(FormatModelStatus(*status).c_str(), out);
+  return absl::OkStatus();
+}
+
+absl::Status RunList(RankerClient& client, std::FILE* out) {
+  absl::StatusOr<std::vector<v1::ModelStatus>> models = client.ListModels();
+  if (!models.ok()) return models.status();
+  absl::FPrintF(out, "%d model(s)\n", models->size());
+  for (const v1::ModelStatus& model : *models) {
+    std::vector<std::string> versions;
+    for (const v1::VersionStatus& version : model.versions()) {
+      versions.push_back(absl::StrCat(version.version(), ":",
+                                      VersionStateName(version.state())));
+    }
+    absl::FPrintF(out, "%-20s default %-6s versions %s\n", model.name(),
+                  model.default_version() > 0
+                      ? absl::StrCat(model.default_version())
+                      : std::string("none"),
+                  versions.empty() ? "-" : absl::StrJoin(versions, " "));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunReload(RankerClient& client, std::FILE* out) {
+  absl::StatusOr<v1::ReloadModelsResponse> response = client.ReloadModels();
+  if (!response.ok()) return response.status();
+  absl::FPrintF(out, "reloaded: %d loaded, %d failed, %d unloaded\n",
+                response->loaded(), response->failed(), response->unloaded());
+  for (const v1::ModelStatus& model : response->models()) {
+    std::fputs(FormatModelStatus(model).c_str(), out);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace plrank::client

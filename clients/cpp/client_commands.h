@@ -1,0 +1,49 @@
+#ifndef PLRANK_CLIENTS_CPP_CLIENT_COMMANDS_H_
+#define PLRANK_CLIENTS_CPP_CLIENT_COMMANDS_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "clients/cpp/ranker_client.h"
+#include "core/data/letor_reader.h"
+
+namespace plrank::client {
+
+// Everything one plrank-client command needs, already parsed from flags.
+struct CommandSettings {
+  ModelRef model;
+  std::string data_path;
+  // Reader options; num_features 0 = the served model's feature count.
+  ReadOptions read_options;
+  int32_t top = 5;
+  std::string scores_out;
+  EvaluateOptions evaluate;
+};
+
+// Each command prints its human-readable result to `out`; errors are
+// returned, never printed.
+
+// Ranks every query of the LETOR file, one Rank call per query; prints each
+// query's top documents and optionally writes every score in input order.
+absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
+                     std::FILE* out);
+// Evaluates the model on the LETOR file and prints the metrics table
+// (same layout as plrank-eval).
+absl::Status RunEvaluate(RankerClient& client, const CommandSettings& settings,
+                         std::FILE* out);
+absl::Status RunStatus(RankerClient& client, const CommandSettings& settings,
+                       std::FILE* out);
+absl::Status RunList(RankerClient& client, std::FILE* out);
+absl::Status RunReload(RankerClient& client, std::FILE* out);
+
+// "AVAILABLE", "FAILED", ... (without the VERSION_STATE_ prefix).
+std::string VersionStateName(v1::VersionState state);
+// Multi-line description of a model's versions, states and metadata.
+std::string FormatModelStatus(const v1::ModelStatus& status);
+
+}  // namespace plrank::client
+
+#endif  // PLRANK_CLIENTS_CPP_CLIENT_COMMANDS_H_

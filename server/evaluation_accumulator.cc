@@ -1,0 +1,126 @@
+#include "server/evaluation_accumulator.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/metrics/evaluation.h"
+
+namespace plrank::server {
+
+absl::StatusOr<EvaluationAccumulator> EvaluationAccumulator::Create(
+    const v1::EvaluateRequest& first, const RequestLimits& limits) {
+  EvaluationAccumulator accumulator;
+  accumulator.limits_ = limits;
+  std::vector<uint32_t> cutoffs(first.ndcg_at().begin(),
+                                first.ndcg_at().end());
+  if (cutoffs.empty()) cutoffs = {1, 3, 5, 10};
+  for (uint32_t k : cutoffs) {
+    if (k == 0 || k > 1000000) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ndcg_at ", k, " is not in [1, 1000000]"));
+    }
+    MetricSpec spec;
+    spec.kind = MetricSpec::Kind::kNdcg;
+    spec.k = static_cast<int32_t>(k);
+    accumulator.specs_.push_back(spec);
+  }
+  MetricSpec err;
+  err.kind = MetricSpec::Kind::kErr;
+  MetricSpec map;
+  map.kind = MetricSpec::Kind::kMap;
+  accumulator.specs_.push_back(err);
+  accumulator.specs_.push_back(map);
+  accumulator.options_.empty_query = first.skip_empty_queries()
+                                         ? EmptyQueryNdcg::kSkip
+                                         : EmptyQueryNdcg::kOne;
+  accumulator.per_query_ = first.per_query();
+  accumulator.data_.query_offsets.push_back(0);
+  return accumulator;
+}
+
+absl::Status EvaluationAccumulator::AddQueries(
+    const ServableVersion& version, const v1::EvaluateRequest& request,
+    InterruptCheck interrupted) {
+  if (static_cast<uint32_t>(request.queries_size()) >
+      limits_.max_queries_per_request) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        request.queries_size(), " queries in one message; this server "
+        "accepts at most ", limits_.max_queries_per_request,
+        " (split it or use EvaluateStream)"));
+  }
+  for (const v1::LabelledQuery& query : request.queries()) {
+    const std::string context =
+        absl::StrCat("query ", data_.num_queries(), " ('", query.query_id(),
+                     "') ");
+    const size_t num_docs = static_cast<size_t>(query.documents_size());
+    if (num_docs == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(context, "has no documents"));
+    }
+    if (num_docs > limits_.max_documents_per_request) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          context, "has ", num_docs, " documents; this server accepts at "
+          "most ", limits_.max_documents_per_request, " per query"));
+    }
+    if (static_cast<size_t>(query.labels_size()) != num_docs) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(context, "has ", num_docs, " documents but ",
+                       query.labels_size(), " labels"));
+    }
+    if (data_.labels.size() + num_docs > limits_.max_evaluate_documents) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "more than ", limits_.max_evaluate_documents,
+          " documents in one evaluation; evaluate in parts"));
+    }
+    for (int i = 0; i < query.labels_size(); ++i) {
+      if (query.labels(i) < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            context, "document ", i, ": label ", query.labels(i),
+            " is negative"));
+      }
+    }
+    absl::StatusOr<absl::Span<const double>> scores = DocumentScorer::Score(
+        version.scorer(), query.documents(), context, interrupted);
+    if (!scores.ok()) return scores.status();
+    scores_.insert(scores_.end(), scores->begin(), scores->end());
+    data_.labels.insert(data_.labels.end(), query.labels().begin(),
+                        query.labels().end());
+    data_.query_offsets.push_back(static_cast<uint32_t>(data_.labels.size()));
+    data_.query_ids.push_back(query.query_id());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EvaluationAccumulator::Finish(
+    const ServableVersion& version, v1::EvaluateResponse* response) const {
+  if (data_.num_queries() == 0) {
+    return absl::InvalidArgumentError("no queries to evaluate");
+  }
+  const EvaluationReport report = Evaluate(data_, scores_, specs_, options_);
+  response->set_model_name(version.model());
+  response->set_model_version(version.version());
+  response->set_query_count(static_cast<uint32_t>(data_.num_queries()));
+  response->set_document_count(data_.labels.size());
+  for (size_t m = 0; m < specs_.size(); ++m) {
+    v1::MetricValue* metric = response->add_metrics();
+    metric->set_name(specs_[m].Name());
+    metric->set_value(report.means[m]);
+  }
+  if (per_query_) {
+    for (size_t q = 0; q < data_.num_queries(); ++q) {
+      v1::QueryMetrics* query = response->add_per_query();
+      query->set_query_id(data_.query_ids[q]);
+      for (size_t m = 0; m < specs_.size(); ++m) {
+        const double value = report.per_query[m][q];
+        if (std::isnan(value)) continue;  // left out (skip_empty_queries)
+        v1::MetricValue* metric = query->add_metrics();
+        metric->set_name(specs_[m].Name());
+        metric->set_value(value);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace plrank::server

@@ -1,0 +1,55 @@
+#ifndef PLRANK_SERVER_EVALUATION_ACCUMULATOR_H_
+#define PLRANK_SERVER_EVALUATION_ACCUMULATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/data/dataset.h"
+#include "core/metrics/ranking_metrics.h"
+#include "plrank/v1/ranker.pb.h"
+#include "server/document_scoring.h"
+#include "server/request_limits.h"
+#include "server/servable_version.h"
+
+namespace plrank::server {
+
+// Scores labelled queries as they arrive (one Evaluate message or the
+// messages of an EvaluateStream) and computes the metrics at the end, with
+// exactly the semantics of plrank-eval (core Evaluate: ERR's max grade is the
+// largest label of all queries, empty-query convention per
+// skip_empty_queries). Keeps one score and label per document.
+class EvaluationAccumulator {
+ public:
+  // Metric list and options from the (first) request: ndcg@k for every
+  // ndcg_at entry (default 1, 3, 5, 10; each k >= 1), then err and map.
+  static absl::StatusOr<EvaluationAccumulator> Create(
+      const v1::EvaluateRequest& first, const RequestLimits& limits);
+
+  // Validates (query non-empty, one label >= 0 per document, documents
+  // matching the model, limits) and scores the queries of `request`.
+  absl::Status AddQueries(const ServableVersion& version,
+                          const v1::EvaluateRequest& request,
+                          InterruptCheck interrupted);
+
+  uint64_t num_documents() const { return data_.labels.size(); }
+
+  // INVALID_ARGUMENT when no query was added.
+  absl::Status Finish(const ServableVersion& version,
+                      v1::EvaluateResponse* response) const;
+
+ private:
+  EvaluationAccumulator() = default;
+
+  RequestLimits limits_;
+  std::vector<MetricSpec> specs_;
+  MetricOptions options_;
+  bool per_query_ = false;
+  Dataset data_;  // labels, query offsets and ids only (no features)
+  std::vector<double> scores_;
+};
+
+}  // namespace plrank::server
+
+#endif  // PLRANK_SERVER_EVALUATION_ACCUMULATOR_H_

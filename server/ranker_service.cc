@@ -1,0 +1,209 @@
+#include "server/ranker_service.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "server/evaluation_accumulator.h"
+#include "server/ranking.h"
+
+namespace plrank::server {
+namespace {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+// CANCELLED / DEADLINE_EXCEEDED once the client gave up, so that a large
+// request stops scoring for nobody.
+absl::Status CheckClient(grpc::ServerContext* context) {
+  if (context->deadline() <= std::chrono::system_clock::now()) {
+    return absl::DeadlineExceededError(
+        "the client's deadline passed before scoring finished");
+  }
+  if (context->IsCancelled()) {
+    return absl::CancelledError("the client cancelled the request");
+  }
+  return absl::OkStatus();
+}
+
+// Times one RPC and records it on destruction.
+class RequestRecord {
+ public:
+  RequestRecord(ServerMetrics* metrics, const char* method)
+      : metrics_(metrics), method_(method), start_(absl::Now()) {}
+  ~RequestRecord() {
+    if (metrics_ == nullptr) return;
+    metrics_->RecordRequest(method_, model_, version_,
+                            absl::StatusCodeToString(code_),
+                            absl::ToDoubleSeconds(absl::Now() - start_),
+                            documents_);
+  }
+  // The model label: the requested name once it is known to exist, so
+  // arbitrary names from callers do not create label values.
+  void SetModel(const std::string& name, bool known) {
+    model_ = known ? name : "_unknown";
+  }
+  void SetVersion(const ServableVersion& version) {
+    model_ = version.model();
+    version_ = version.version_string();
+  }
+  void SetDocuments(uint64_t documents) { documents_ = documents; }
+  grpc::Status Finish(const absl::Status& status) {
+    code_ = status.code();
+    return ToGrpc(status);
+  }
+
+ private:
+  ServerMetrics* metrics_;
+  const char* method_;
+  absl::Time start_;
+  std::string model_;
+  std::string version_;
+  uint64_t documents_ = 0;
+  absl::StatusCode code_ = absl::StatusCode::kUnknown;
+};
+
+absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
+    const ServingSnapshot& snapshot, const v1::ModelSpec& spec,
+    RequestRecord* record) {
+  record->SetModel(spec.name(), snapshot.models.count(spec.name()) > 0);
+  auto version = snapshot.Resolve(spec);
+  if (version.ok()) record->SetVersion(**version);
+  return version;
+}
+
+}  // namespace
+
+RankerService::RankerService(VersionManager* manager, ServerMetrics* metrics,
+                             RequestLimits limits)
+    : manager_(manager), metrics_(metrics), limits_(limits) {}
+
+grpc::Status RankerService::Rank(grpc::ServerContext* context,
+                                 const v1::RankRequest* request,
+                                 v1::RankResponse* response) {
+  RequestRecord record(metrics_, "Rank");
+  record.SetDocuments(static_cast<uint64_t>(request->documents_size()));
+  auto version = ResolveFor(*manager_->snapshot(), request->model_spec(),
+                            &record);
+  if (!version.ok()) return record.Finish(version.status());
+  const absl::Time start = absl::Now();
+  absl::Status status = RankDocuments(
+      **version, *request, limits_, [context] { return CheckClient(context); },
+      response);
+  if (status.ok() && metrics_ != nullptr) {
+    metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
+                            absl::ToDoubleSeconds(absl::Now() - start));
+  }
+  return record.Finish(status);
+}
+
+grpc::Status RankerService::Evaluate(grpc::ServerContext* context,
+                                     const v1::EvaluateRequest* request,
+                                     v1::EvaluateResponse* response) {
+  RequestRecord record(metrics_, "Evaluate");
+  auto version = ResolveFor(*manager_->snapshot(), request->model_spec(),
+                            &record);
+  if (!version.ok()) return record.Finish(version.status());
+  auto accumulator = EvaluationAccumulator::Create(*request, limits_);
+  if (!accumulator.ok()) return record.Finish(accumulator.status());
+  const absl::Time start = absl::Now();
+  absl::Status status = accumulator->AddQueries(
+      **version, *request, [context] { return CheckClient(context); });
+  record.SetDocuments(accumulator->num_documents());
+  if (status.ok()) status = accumulator->Finish(**version, response);
+  if (status.ok() && metrics_ != nullptr) {
+    metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
+                            absl::ToDoubleSeconds(absl::Now() - start));
+  }
+  return record.Finish(status);
+}
+
+grpc::Status RankerService::EvaluateStream(
+    grpc::ServerContext* context,
+    grpc::ServerReader<v1::EvaluateRequest>* reader,
+    v1::EvaluateResponse* response) {
+  RequestRecord record(metrics_, "EvaluateStream");
+  v1::EvaluateRequest message;
+  if (!reader->Read(&message)) {
+    return record.Finish(absl::InvalidArgumentError(
+        "the stream ended before its first message"));
+  }
+  // The model spec and options of the first message hold for the whole
+  // stream, and so does the version it resolves to.
+  auto version = ResolveFor(*manager_->snapshot(), message.model_spec(),
+                            &record);
+  if (!version.ok()) return record.Finish(version.status());
+  auto accumulator = EvaluationAccumulator::Create(message, limits_);
+  if (!accumulator.ok()) return record.Finish(accumulator.status());
+  double scoring_seconds = 0.0;
+  absl::Status status = absl::OkStatus();
+  do {
+    const absl::Time start = absl::Now();
+    status = accumulator->AddQueries(
+        **version, message, [context] { return CheckClient(context); });
+    scoring_seconds += absl::ToDoubleSeconds(absl::Now() - start);
+  } while (status.ok() && reader->Read(&message));
+  if (status.ok()) status = CheckClient(context);
+  record.SetDocuments(accumulator->num_documents());
+  if (status.ok()) status = accumulator->Finish(**version, response);
+  if (status.ok() && metrics_ != nullptr) {
+    metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
+                            scoring_seconds);
+  }
+  return record.Finish(status);
+}
+
+grpc::Status RankerService::GetModelStatus(
+    grpc::ServerContext* context, const v1::GetModelStatusRequest* request,
+    v1::GetModelStatusResponse* response) {
+  RequestRecord record(metrics_, "GetModelStatus");
+  std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
+  auto it = snapshot->models.find(request->name());
+  record.SetModel(request->name(), it != snapshot->models.end());
+  if (it == snapshot->models.end()) {
+    return record.Finish(absl::NotFoundError(
+        absl::StrCat("unknown model '", request->name(), "'")));
+  }
+  *response->mutable_status() = it->second.status;
+  return record.Finish(absl::OkStatus());
+}
+
+grpc::Status RankerService::ListModels(grpc::ServerContext* context,
+                                       const v1::ListModelsRequest* request,
+                                       v1::ListModelsResponse* response) {
+  RequestRecord record(metrics_, "ListModels");
+  std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
+  for (const auto& [name, model] : snapshot->models) {
+    *response->add_models() = model.status;
+  }
+  return record.Finish(absl::OkStatus());
+}
+
+grpc::Status RankerService::ReloadModels(
+    grpc::ServerContext* context, const v1::ReloadModelsRequest* request,
+    v1::ReloadModelsResponse* response) {
+  RequestRecord record(metrics_, "ReloadModels");
+  const ScanSummary summary = manager_->Scan();
+  if (!summary.status.ok()) {
+    // The repository (or config) could not be read; nothing changed.
+    return record.Finish(absl::UnavailableError(absl::StrCat(
+        "model repository scan failed, serving state unchanged: ",
+        summary.status.message())));
+  }
+  response->set_loaded(summary.loaded);
+  response->set_failed(summary.failed);
+  response->set_unloaded(summary.unloaded);
+  for (const auto& [name, model] : manager_->snapshot()->models) {
+    *response->add_models() = model.status;
+  }
+  return record.Finish(absl::OkStatus());
+}
+
+}  // namespace plrank::server

@@ -1,0 +1,49 @@
+#ifndef PLRANK_SERVER_RANKER_SERVICE_H_
+#define PLRANK_SERVER_RANKER_SERVICE_H_
+
+#include "grpcpp/grpcpp.h"
+#include "plrank/v1/ranker.grpc.pb.h"
+#include "server/request_limits.h"
+#include "server/server_metrics.h"
+#include "server/version_manager.h"
+
+namespace plrank::server {
+
+// plrank.v1.Ranker over a VersionManager (sync API: each RPC runs on a gRPC
+// server thread). Every RPC resolves its model version once from the current
+// snapshot and holds it to the end, checks the client's deadline/cancellation
+// before and during scoring, and is recorded in `metrics` (optional).
+class RankerService final : public v1::Ranker::Service {
+ public:
+  RankerService(VersionManager* manager, ServerMetrics* metrics,
+                RequestLimits limits);
+
+  grpc::Status Rank(grpc::ServerContext* context,
+                    const v1::RankRequest* request,
+                    v1::RankResponse* response) override;
+  grpc::Status Evaluate(grpc::ServerContext* context,
+                        const v1::EvaluateRequest* request,
+                        v1::EvaluateResponse* response) override;
+  grpc::Status EvaluateStream(
+      grpc::ServerContext* context,
+      grpc::ServerReader<v1::EvaluateRequest>* reader,
+      v1::EvaluateResponse* response) override;
+  grpc::Status GetModelStatus(grpc::ServerContext* context,
+                              const v1::GetModelStatusRequest* request,
+                              v1::GetModelStatusResponse* response) override;
+  grpc::Status ListModels(grpc::ServerContext* context,
+                          const v1::ListModelsRequest* request,
+                          v1::ListModelsResponse* response) override;
+  grpc::Status ReloadModels(grpc::ServerContext* context,
+                            const v1::ReloadModelsRequest* request,
+                            v1::ReloadModelsResponse* response) override;
+
+ private:
+  VersionManager* const manager_;
+  ServerMetrics* const metrics_;
+  const RequestLimits limits_;
+};
+
+}  // namespace plrank::server
+
+#endif  // PLRANK_SERVER_RANKER_SERVICE_H_

@@ -1,0 +1,212 @@
+#include "server/ranking_server.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
+#include "grpcpp/security/server_credentials.h"
+#include "prometheus/exposer.h"
+#include "server/health_reporter.h"
+#include "server/ranker_service.h"
+#include "server/server_config.h"
+#include "server/server_metrics.h"
+#include "server/structured_log.h"
+#include "server/version_manager.h"
+
+#ifndef PLRANK_VERSION
+#define PLRANK_VERSION "dev"
+#endif
+
+namespace plrank::server {
+namespace {
+
+std::string HostPort(const std::string& host, int port) {
+  const bool ipv6 = host.find(':') != std::string::npos;
+  return ipv6 ? absl::StrCat("[", host, "]:", port)
+              : absl::StrCat(host, ":", port);
+}
+
+absl::StatusOr<std::string> ReadTextFile(const std::string& path,
+                                         const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(what, " ", path,
+                                            ": cannot be opened"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
+    const ServerOptions& options) {
+  if (options.tls_cert_file.empty() && options.tls_key_file.empty()) {
+    if (!options.tls_ca_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls_ca_file needs --tls_cert_file and --tls_key_file");
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "TLS needs both --tls_cert_file and --tls_key_file");
+  }
+  auto cert = ReadTextFile(options.tls_cert_file, "TLS certificate");
+  if (!cert.ok()) return cert.status();
+  auto key = ReadTextFile(options.tls_key_file, "TLS key");
+  if (!key.ok()) return key.status();
+  grpc::SslServerCredentialsOptions ssl(
+      options.tls_ca_file.empty()
+          ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+          : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  if (!options.tls_ca_file.empty()) {
+    auto ca = ReadTextFile(options.tls_ca_file, "TLS CA");
+    if (!ca.ok()) return ca.status();
+    ssl.pem_root_certs = *ca;
+  }
+  ssl.pem_key_cert_pairs.push_back({*key, *cert});
+  return grpc::SslServerCredentials(ssl);
+}
+
+// Scans at once, then every interval until `stop`.
+void PollLoop(VersionManager* manager, double interval_seconds,
+              absl::Notification* stop) {
+  manager->Scan();
+  if (interval_seconds <= 0) return;
+  while (!stop->WaitForNotificationWithTimeout(
+      absl::Seconds(interval_seconds))) {
+    manager->Scan();
+  }
+}
+
+}  // namespace
+
+absl::Status RunServer(const ServerOptions& options) {
+  // Block the shutdown signals before any thread starts, so every thread
+  // inherits the mask and only sigwait() below receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::error_code error;
+  if (options.model_base_path.empty() ||
+      !std::filesystem::is_directory(options.model_base_path, error)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--model_base_path '", options.model_base_path,
+        "' is not a directory"));
+  }
+  if (!options.model_config_file.empty()) {
+    auto config = LoadServerConfig(options.model_config_file);
+    if (!config.ok()) return config.status();
+  }
+  auto credentials = Credentials(options);
+  if (!credentials.ok()) return credentials.status();
+
+  ServerMetrics metrics(PLRANK_VERSION);
+  std::unique_ptr<prometheus::Exposer> exposer;
+  if (options.metrics_port >= 0) {
+    const std::string address = HostPort(options.host, options.metrics_port);
+    try {  // prometheus-cpp reports a failed bind by throwing
+      exposer = std::make_unique<prometheus::Exposer>(address, 2);
+    } catch (const std::exception& e) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
+    }
+    exposer->RegisterCollectable(metrics.registry());
+  }
+
+  VersionManager manager({options.model_base_path, options.model_config_file,
+                          &metrics});
+  RankerService service(&manager, &metrics, options.limits);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int selected_port = 0;
+  const std::string address = HostPort(options.host, options.port);
+  builder.AddListeningPort(address, *credentials, &selected_port);
+  builder.RegisterService(&service);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  builder.SetMaxSendMessageSize(options.max_message_bytes);
+  if (options.num_threads > 0) {
+    grpc::ResourceQuota quota("plrank-server");
+    quota.SetMaxThreads(options.num_threads);
+    builder.SetResourceQuota(quota);
+  }
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || selected_port == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
+  }
+  HealthReporter health(server->GetHealthCheckService());
+  manager.SetListener(
+      [&health](const ServingSnapshot& snapshot) { health.Update(snapshot); });
+
+  std::printf("listening on %s\n", HostPort(options.host, selected_port).c_str());
+  if (exposer != nullptr) {
+    std::printf("metrics on %s\n",
+                HostPort(options.host, exposer->GetListeningPorts().at(0))
+                    .c_str());
+  }
+  std::fflush(stdout);
+  LogEvent("info", "server_started",
+           {{"address", HostPort(options.host, selected_port)},
+            {"model_base_path", options.model_base_path},
+            {"config", options.model_config_file},
+            {"version", PLRANK_VERSION}});
+
+  absl::Notification stop_polling;
+  std::thread poller(PollLoop, &manager, options.poll_interval_seconds,
+                     &stop_polling);
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  LogEvent("info", "shutdown_started",
+           {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
+            {"lame_duck_seconds", absl::StrCat(options.lame_duck_seconds)},
+            {"drain_seconds", absl::StrCat(options.drain_seconds)}});
+  health.Shutdown();
+  stop_polling.Notify();
+  if (options.lame_duck_seconds > 0) {
+    const timespec lame_duck = {
+        static_cast<time_t>(options.lame_duck_seconds),
+        static_cast<long>((options.lame_duck_seconds -
+                           static_cast<int64_t>(options.lame_duck_seconds)) *
+                          1e9)};
+    sigtimedwait(&signals, nullptr, &lame_duck);
+  }
+  const absl::Time drain_start = absl::Now();
+  server->Shutdown(std::chrono::system_clock::now() +
+                   std::chrono::milliseconds(static_cast<int64_t>(
+                       options.drain_seconds * 1000)));
+  server->Wait();
+  poller.join();
+  const double drained = absl::ToDoubleSeconds(absl::Now() - drain_start);
+  // Shutdown() cancels what is still running at the deadline.
+  if (drained >= options.drain_seconds) {
+    LogEvent("warning", "drain_timeout",
+             {{"drain_seconds", absl::StrCat(options.drain_seconds)}});
+  }
+  LogEvent("info", "shutdown_complete",
+           {{"drain_seconds_used", absl::StrCat(drained)}});
+  return absl::OkStatus();
+}
+
+}  // namespace plrank::server

@@ -1,0 +1,44 @@
+#ifndef PLRANK_SERVER_RANKING_SERVER_H_
+#define PLRANK_SERVER_RANKING_SERVER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "server/request_limits.h"
+
+namespace plrank::server {
+
+struct ServerOptions {
+  std::string model_base_path;
+  std::string model_config_file;  // optional
+  std::string host = "0.0.0.0";
+  int32_t port = 8500;            // 0 = any free port (printed)
+  int32_t metrics_port = 9400;    // 0 = any free port, < 0 = no /metrics
+  double poll_interval_seconds = 5.0;  // <= 0: scan once, then on Reload only
+  RequestLimits limits;
+  int32_t max_message_bytes = 64 << 20;
+  int32_t num_threads = 0;        // max sync-server threads; 0 = gRPC default
+  double drain_seconds = 10.0;
+  // On SIGTERM, keep serving this long with health NOT_SERVING before
+  // refusing new RPCs, so load balancers stop routing here first. A second
+  // signal cuts it short.
+  double lame_duck_seconds = 0.0;
+  std::string tls_cert_file;      // with tls_key_file: TLS
+  std::string tls_key_file;
+  std::string tls_ca_file;        // also: require and verify client certs
+};
+
+// Runs plrank-server until SIGTERM or SIGINT, then shuts down gracefully:
+// health goes NOT_SERVING and polling stops; after lame_duck_seconds (still
+// serving), new RPCs are refused and RPCs in flight get up to drain_seconds
+// to finish. (gRPC fails calls that race the refusal with UNAVAILABLE or
+// CANCELLED; they never started, so clients may retry them elsewhere.) Prints "listening on HOST:PORT"
+// and "metrics on HOST:PORT" on stdout once serving. Must be called before
+// any other thread is started (it blocks the two signals process-wide).
+// Returns an error when the server cannot start.
+absl::Status RunServer(const ServerOptions& options);
+
+}  // namespace plrank::server
+
+#endif  // PLRANK_SERVER_RANKING_SERVER_H_

@@ -1,0 +1,21 @@
+#ifndef PLRANK_SERVER_REQUEST_LIMITS_H_
+#define PLRANK_SERVER_REQUEST_LIMITS_H_
+
+#include <cstdint>
+
+namespace plrank::server {
+
+// Per-request bounds; exceeding one is RESOURCE_EXHAUSTED.
+struct RequestLimits {
+  // Documents in one Rank request, and in one query of an Evaluate request.
+  uint32_t max_documents_per_request = 10000;
+  // Queries in one EvaluateRequest message.
+  uint32_t max_queries_per_request = 10000;
+  // Documents over a whole Evaluate call or EvaluateStream stream (the
+  // server keeps one score and label per document until the end).
+  uint64_t max_evaluate_documents = 5000000;
+};
+
+}  // namespace plrank::server
+
+#endif  // PLRANK_SERVER_REQUEST_LIMITS_H_

@@ -1,0 +1,112 @@
+#include "server/server_config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+
+namespace plrank::server {
+namespace {
+
+// Collects text-format parse errors so they can be returned, not printed.
+class ErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (!first_error_.empty()) return;
+    first_error_ = absl::StrCat("line ", line + 1, " column ", column + 1,
+                                ": ", message);
+  }
+  const std::string& first_error() const { return first_error_; }
+
+ private:
+  std::string first_error_;
+};
+
+}  // namespace
+
+v1::VersionPolicy DefaultVersionPolicy() {
+  v1::VersionPolicy policy;
+  policy.mutable_latest()->set_num_versions(kDefaultLatestVersions);
+  return policy;
+}
+
+bool IsValidModelName(absl::string_view name) {
+  if (name.empty() || name.front() == '.') return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+absl::Status ValidateServerConfig(const v1::ServerConfig& config) {
+  std::set<std::string> names;
+  for (const v1::ModelConfig& model : config.models()) {
+    if (!IsValidModelName(model.name())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid model name '", model.name(),
+          "' (letters, digits, '_', '-', '.'; not starting with '.')"));
+    }
+    if (!names.insert(model.name()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("model '", model.name(), "' is listed twice"));
+    }
+    if (model.version_policy().has_specific()) {
+      if (model.version_policy().specific().versions().empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "model '", model.name(), "': specific policy lists no version"));
+      }
+      for (int64_t version : model.version_policy().specific().versions()) {
+        if (version <= 0) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("model '", model.name(), "': specific version ",
+                           version, " is not a positive integer"));
+        }
+      }
+    }
+    for (const auto& [label, version] : model.version_labels()) {
+      if (label.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model '", model.name(), "': empty label name"));
+      }
+      if (version <= 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model '", model.name(), "': label '", label,
+                         "' points to version ", version,
+                         ", not a positive integer"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::ServerConfig> LoadServerConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("model config file ", path, ": cannot be opened"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  v1::ServerConfig config;
+  ErrorCollector errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(text.str(), &config)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model config file ", path, ": ", errors.first_error()));
+  }
+  absl::Status valid = ValidateServerConfig(config);
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model config file ", path, ": ", valid.message()));
+  }
+  return config;
+}
+
+}  // namespace plrank::server

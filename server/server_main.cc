@@ -1,0 +1,79 @@
+// plrank-server: serves the models of a TF-Serving-style repository
+// (<base>/<model>/<version>/model.pb) over the plrank.v1.Ranker gRPC API.
+// Flag parsing only; see server/ranking_server.h.
+
+#include <cstdio>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "server/ranking_server.h"
+
+ABSL_FLAG(std::string, model_base_path, "",
+          "Repository root: <base>/<model>/<version>/model.pb");
+ABSL_FLAG(std::string, model_config_file, "",
+          "Optional plrank.v1.ServerConfig in text format (models, version "
+          "policies, labels); re-read at every scan");
+ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
+ABSL_FLAG(int32_t, port, 8500, "gRPC port; 0 = pick a free port (printed)");
+ABSL_FLAG(int32_t, metrics_port, 9400,
+          "Prometheus /metrics port; 0 = pick a free port (printed), "
+          "-1 = disabled");
+ABSL_FLAG(double, poll_interval_seconds, 5.0,
+          "Repository scan interval; 0 = scan at start and on ReloadModels "
+          "only");
+ABSL_FLAG(uint32_t, max_documents_per_request, 10000,
+          "Documents per Rank request / per Evaluate query");
+ABSL_FLAG(uint32_t, max_queries_per_request, 10000,
+          "Queries per Evaluate(Stream) message");
+ABSL_FLAG(uint64_t, max_evaluate_documents, 5000000,
+          "Documents over one Evaluate call or EvaluateStream stream");
+ABSL_FLAG(int32_t, max_message_bytes, 64 << 20,
+          "Largest gRPC message received or sent");
+ABSL_FLAG(int32_t, num_threads, 0,
+          "Maximum threads of the gRPC sync server; 0 = gRPC's default");
+ABSL_FLAG(double, drain_seconds, 10.0,
+          "On SIGTERM/SIGINT, time given to RPCs in flight to finish");
+ABSL_FLAG(double, lame_duck_seconds, 0.0,
+          "On SIGTERM/SIGINT, keep serving this long with health "
+          "NOT_SERVING before refusing new RPCs (load balancer drain)");
+ABSL_FLAG(std::string, tls_cert_file, "", "PEM server certificate (TLS)");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM server private key (TLS)");
+ABSL_FLAG(std::string, tls_ca_file, "",
+          "PEM CA bundle; when set, clients must present a certificate it "
+          "signed (mTLS)");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Serves PLRank models over gRPC.\n"
+      "  plrank-server --model_base_path=/models --port=8500");
+  absl::ParseCommandLine(argc, argv);
+  plrank::server::ServerOptions options;
+  options.model_base_path = absl::GetFlag(FLAGS_model_base_path);
+  options.model_config_file = absl::GetFlag(FLAGS_model_config_file);
+  options.host = absl::GetFlag(FLAGS_host);
+  options.port = absl::GetFlag(FLAGS_port);
+  options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+  options.poll_interval_seconds = absl::GetFlag(FLAGS_poll_interval_seconds);
+  options.limits.max_documents_per_request =
+      absl::GetFlag(FLAGS_max_documents_per_request);
+  options.limits.max_queries_per_request =
+      absl::GetFlag(FLAGS_max_queries_per_request);
+  options.limits.max_evaluate_documents =
+      absl::GetFlag(FLAGS_max_evaluate_documents);
+  options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.num_threads = absl::GetFlag(FLAGS_num_threads);
+  options.drain_seconds = absl::GetFlag(FLAGS_drain_seconds);
+  options.lame_duck_seconds = absl::GetFlag(FLAGS_lame_duck_seconds);
+  options.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  options.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
+  options.tls_ca_file = absl::GetFlag(FLAGS_tls_ca_file);
+  const absl::Status status = plrank::server::RunServer(options);
+  if (!status.ok()) {
+    std::fprintf(stderr, "plrank-server: %s\n",
+                 std::string(status.message()).c_str());
+    return 1;
+  }
+  return 0;
+}

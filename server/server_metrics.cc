@@ -1,0 +1,166 @@
+#include "server/server_metrics.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "server/servable_version.h"
+
+namespace plrank::server {
+namespace {
+
+using prometheus::BuildCounter;
+using prometheus::BuildGauge;
+using prometheus::BuildHistogram;
+using Buckets = prometheus::Histogram::BucketBoundaries;
+
+// 100 us .. ~13 s, x2 steps: Rank latencies sit at the low end, large
+// Evaluate calls and model loads at the high end.
+const Buckets& LatencyBuckets() {
+  static const Buckets* const buckets = [] {
+    auto* out = new Buckets;
+    for (double b = 0.0001; b < 15.0; b *= 2.0) out->push_back(b);
+    return out;
+  }();
+  return *buckets;
+}
+
+const Buckets& DocumentBuckets() {
+  static const Buckets* const buckets =
+      new Buckets{1,    2,    5,    10,    20,     50,     100,    200,
+                  500,  1000, 2000, 5000,  10000,  100000, 1000000};
+  return *buckets;
+}
+
+}  // namespace
+
+ServerMetrics::ServerMetrics(absl::string_view build_version)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      requests_(BuildCounter()
+                    .Name("plrank_requests_total")
+                    .Help("RPCs handled, by method, model, version and gRPC "
+                          "status code")
+                    .Register(*registry_)),
+      request_duration_(BuildHistogram()
+                            .Name("plrank_request_duration_seconds")
+                            .Help("RPC handling time, validation and scoring "
+                                  "included")
+                            .Register(*registry_)),
+      scoring_duration_(BuildHistogram()
+                            .Name("plrank_scoring_duration_seconds")
+                            .Help("Time spent in the forest scorer per RPC")
+                            .Register(*registry_)),
+      documents_(BuildHistogram()
+                     .Name("plrank_documents_per_request")
+                     .Help("Documents scored per RPC")
+                     .Register(*registry_)),
+      versions_loaded_(BuildGauge()
+                           .Name("plrank_model_versions_loaded")
+                           .Help("Versions of the model currently serving")
+                           .Register(*registry_)),
+      loads_(BuildCounter()
+                 .Name("plrank_model_loads_total")
+                 .Help("Model version load attempts by result")
+                 .Register(*registry_)),
+      load_duration_(BuildHistogram()
+                         .Name("plrank_model_load_duration_seconds")
+                         .Help("Time to read, validate and warm up a version")
+                         .Register(*registry_)),
+      version_info_(BuildGauge()
+                        .Name("plrank_model_version_info")
+                        .Help("1 for every serving version, with its "
+                              "objective and checksum")
+                        .Register(*registry_)),
+      version_created_(
+          BuildGauge()
+              .Name("plrank_model_version_created_timestamp_seconds")
+              .Help("Unix time the serving version was trained")
+              .Register(*registry_)),
+      version_loaded_(
+          BuildGauge()
+              .Name("plrank_model_version_loaded_timestamp_seconds")
+              .Help("Unix time the serving version was loaded")
+              .Register(*registry_)),
+      build_info_(BuildGauge()
+                      .Name("plrank_build_info")
+                      .Help("1, labelled with the server's version")
+                      .Register(*registry_)) {
+  build_info_.Add({{"version", std::string(build_version)}}).Set(1);
+}
+
+void ServerMetrics::RecordRequest(absl::string_view method,
+                                  const std::string& model,
+                                  const std::string& version,
+                                  absl::string_view code, double seconds,
+                                  uint64_t documents) {
+  const std::string method_label(method);
+  requests_
+      .Add({{"method", method_label},
+            {"model", model},
+            {"version", version},
+            {"code", std::string(code)}})
+      .Increment();
+  request_duration_.Add({{"method", method_label}, {"model", model}},
+                        LatencyBuckets())
+      .Observe(seconds);
+  if (documents > 0) {
+    documents_.Add({{"method", method_label}, {"model", model}},
+                   DocumentBuckets())
+        .Observe(static_cast<double>(documents));
+  }
+}
+
+void ServerMetrics::RecordScoring(const std::string& model,
+                                  const std::string& version, double seconds) {
+  scoring_duration_.Add({{"model", model}, {"version", version}},
+                        LatencyBuckets())
+      .Observe(seconds);
+}
+
+void ServerMetrics::RecordModelLoad(const std::string& model, bool success,
+                                    double seconds) {
+  loads_.Add({{"model", model}, {"result", success ? "success" : "failure"}})
+      .Increment();
+  if (success) {
+    load_duration_.Add({{"model", model}}, LatencyBuckets()).Observe(seconds);
+  }
+}
+
+void ServerMetrics::SetVersionsLoaded(const std::string& model,
+                                      int64_t count) {
+  versions_loaded_.Add({{"model", model}}).Set(static_cast<double>(count));
+}
+
+void ServerMetrics::AddVersion(const ServableVersion& version) {
+  const std::string version_label = version.version_string();
+  VersionGauges gauges;
+  gauges.info = &version_info_.Add(
+      {{"model", version.model()},
+       {"version", version_label},
+       {"objective", version.metadata().objective()},
+       {"checksum", version.metadata().checksum()}});
+  gauges.info->Set(1);
+  gauges.created = &version_created_.Add(
+      {{"model", version.model()}, {"version", version_label}});
+  gauges.created->Set(
+      static_cast<double>(version.metadata().created_unix_seconds()));
+  gauges.loaded = &version_loaded_.Add(
+      {{"model", version.model()}, {"version", version_label}});
+  gauges.loaded->Set(static_cast<double>(version.loaded_unix_seconds()));
+  std::lock_guard<std::mutex> lock(mutex_);
+  version_gauges_[{version.model(), version.version()}] = gauges;
+}
+
+void ServerMetrics::RemoveVersion(const std::string& model, int64_t version) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = version_gauges_.find({model, version});
+  if (it == version_gauges_.end()) return;
+  version_info_.Remove(it->second.info);
+  version_created_.Remove(it->second.created);
+  version_loaded_.Remove(it->second.loaded);
+  version_gauges_.erase(it);
+}
+
+}  // namespace plrank::server

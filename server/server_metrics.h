@@ -1,0 +1,82 @@
+#ifndef PLRANK_SERVER_SERVER_METRICS_H_
+#define PLRANK_SERVER_SERVER_METRICS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <utility>
+
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace plrank::server {
+
+class ServableVersion;
+
+// The server's Prometheus metrics (exposed by main on --metrics_port):
+//   plrank_requests_total{method,model,version,code}            counter
+//   plrank_request_duration_seconds{method,model}               histogram
+//   plrank_scoring_duration_seconds{model,version}              histogram
+//   plrank_documents_per_request{method,model}                  histogram
+//   plrank_model_versions_loaded{model}                         gauge
+//   plrank_model_loads_total{model,result="success|failure"}    counter
+//   plrank_model_load_duration_seconds{model}                   histogram
+//   plrank_model_version_info{model,version,objective,checksum} gauge = 1
+//   plrank_model_version_created_timestamp_seconds{model,version} gauge
+//   plrank_model_version_loaded_timestamp_seconds{model,version}  gauge
+//   plrank_build_info{version}                                  gauge = 1
+// Model age is time() - plrank_model_version_created_timestamp_seconds (a
+// timestamp, per Prometheus conventions, instead of a gauge that would need
+// updating every second). Requests naming an unknown model are counted
+// under model="_unknown" so callers cannot blow up label cardinality.
+// Thread-safe.
+class ServerMetrics {
+ public:
+  explicit ServerMetrics(absl::string_view build_version);
+
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+
+  // `version` is "" when the request failed before a version was chosen.
+  void RecordRequest(absl::string_view method, const std::string& model,
+                     const std::string& version, absl::string_view code,
+                     double seconds, uint64_t documents);
+  void RecordScoring(const std::string& model, const std::string& version,
+                     double seconds);
+  void RecordModelLoad(const std::string& model, bool success, double seconds);
+  void SetVersionsLoaded(const std::string& model, int64_t count);
+  void AddVersion(const ServableVersion& version);
+  void RemoveVersion(const std::string& model, int64_t version);
+
+ private:
+  struct VersionGauges {
+    prometheus::Gauge* info;
+    prometheus::Gauge* created;
+    prometheus::Gauge* loaded;
+  };
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& request_duration_;
+  prometheus::Family<prometheus::Histogram>& scoring_duration_;
+  prometheus::Family<prometheus::Histogram>& documents_;
+  prometheus::Family<prometheus::Gauge>& versions_loaded_;
+  prometheus::Family<prometheus::Counter>& loads_;
+  prometheus::Family<prometheus::Histogram>& load_duration_;
+  prometheus::Family<prometheus::Gauge>& version_info_;
+  prometheus::Family<prometheus::Gauge>& version_created_;
+  prometheus::Family<prometheus::Gauge>& version_loaded_;
+  prometheus::Family<prometheus::Gauge>& build_info_;
+
+  std::mutex mutex_;  // guards version_gauges_
+  std::map<std::pair<std::string, int64_t>, VersionGauges> version_gauges_;
+};
+
+}  // namespace plrank::server
+
+#endif  // PLRANK_SERVER_SERVER_METRICS_H_

@@ -1,0 +1,110 @@
+#include "server/serving_snapshot.h"
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace plrank::server {
+namespace {
+
+std::string AvailableList(const ModelSnapshot& model) {
+  if (model.available.empty()) return "none";
+  std::string out;
+  for (const auto& [version, servable] : model.available) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", version);
+  }
+  return out;
+}
+
+const v1::VersionStatus* FindStatus(const ModelSnapshot& model,
+                                    int64_t version) {
+  for (const v1::VersionStatus& status : model.status.versions()) {
+    if (status.version() == version) return &status;
+  }
+  return nullptr;
+}
+
+// Why `version` (not available) cannot serve; `via` describes how the
+// request named it.
+absl::Status NotServing(const ModelSnapshot& model, int64_t version,
+                        const std::string& via, bool named_by_label) {
+  const v1::VersionStatus* status = FindStatus(model, version);
+  const std::string what = absl::StrCat("version ", version, " of model '",
+                                        model.name, "'", via);
+  if (status != nullptr && status->state() == v1::VERSION_STATE_FAILED) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " failed to load: ", status->error()));
+  }
+  if (status != nullptr && status->state() == v1::VERSION_STATE_LOADING) {
+    return absl::UnavailableError(absl::StrCat(what, " is still loading"));
+  }
+  const std::string detail =
+      absl::StrCat(what, " is not loaded (available: ", AvailableList(model),
+                   ")");
+  // A label that exists but points nowhere is a server-side state, not a
+  // caller's typo.
+  return named_by_label ? absl::UnavailableError(detail)
+                        : absl::NotFoundError(detail);
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
+    const v1::ModelSpec& spec) const {
+  if (spec.name().empty()) {
+    return absl::InvalidArgumentError("model_spec.name is empty");
+  }
+  auto model_it = models.find(spec.name());
+  if (model_it == models.end()) {
+    std::string known;
+    for (const auto& [name, model] : models) {
+      absl::StrAppend(&known, known.empty() ? "" : ", ", name);
+    }
+    return absl::NotFoundError(absl::StrCat("unknown model '", spec.name(),
+                                            "' (known: ",
+                                            known.empty() ? "none" : known,
+                                            ")"));
+  }
+  const ModelSnapshot& model = model_it->second;
+  if (spec.version() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model_spec.version ", spec.version(), " is negative"));
+  }
+  if (spec.version() > 0) {
+    auto it = model.available.find(spec.version());
+    if (it != model.available.end()) return it->second;
+    return NotServing(model, spec.version(), "", false);
+  }
+  if (!spec.version_label().empty()) {
+    auto label = model.labels.find(spec.version_label());
+    if (label == model.labels.end()) {
+      std::string known;
+      for (const auto& [name, version] : model.labels) {
+        absl::StrAppend(&known, known.empty() ? "" : ", ", name);
+      }
+      return absl::NotFoundError(absl::StrCat(
+          "model '", model.name, "' has no label '", spec.version_label(),
+          "' (labels: ", known.empty() ? "none" : known, ")"));
+    }
+    auto it = model.available.find(label->second);
+    if (it != model.available.end()) return it->second;
+    return NotServing(model, label->second,
+                      absl::StrCat(" (label '", label->first, "')"), true);
+  }
+  if (model.available.empty()) {
+    return absl::UnavailableError(
+        absl::StrCat("model '", model.name, "' has no version ready to serve"));
+  }
+  return model.available.rbegin()->second;
+}
+
+bool ServingSnapshot::AnyModelAvailable() const {
+  for (const auto& [name, model] : models) {
+    if (!model.available.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace plrank::server

@@ -1,0 +1,49 @@
+#ifndef PLRANK_SERVER_SERVING_SNAPSHOT_H_
+#define PLRANK_SERVER_SERVING_SNAPSHOT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "plrank/v1/ranker.pb.h"
+#include "server/servable_version.h"
+
+namespace plrank::server {
+
+// What one model serves at one instant.
+struct ModelSnapshot {
+  std::string name;
+  std::map<int64_t, std::shared_ptr<const ServableVersion>> available;
+  std::map<std::string, int64_t> labels;
+  // Every known version with its state (AVAILABLE, LOADING, FAILED, END),
+  // labels and metadata; default_version = highest available (0 = none).
+  v1::ModelStatus status;
+
+  int64_t default_version() const {
+    return available.empty() ? 0 : available.rbegin()->first;
+  }
+};
+
+// An immutable picture of every model, published atomically by the version
+// manager. A request resolves its version once against one snapshot and keeps
+// the resulting shared_ptr, so a concurrent swap never changes the version
+// under it.
+struct ServingSnapshot {
+  std::map<std::string, ModelSnapshot> models;
+
+  // The version a ModelSpec selects. Errors follow ranker.proto: NOT_FOUND
+  // (unknown model, label, or version not loaded), UNAVAILABLE (no version
+  // ready, or a label's version still loading/not loaded), FAILED_PRECONDITION
+  // (the pinned or labelled version failed to load), INVALID_ARGUMENT
+  // (empty name, negative version).
+  absl::StatusOr<std::shared_ptr<const ServableVersion>> Resolve(
+      const v1::ModelSpec& spec) const;
+
+  bool AnyModelAvailable() const;
+};
+
+}  // namespace plrank::server
+
+#endif  // PLRANK_SERVER_SERVING_SNAPSHOT_H_

@@ -1,0 +1,56 @@
+#include "server/structured_log.h"
+
+#include <unistd.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+namespace plrank::server {
+namespace {
+
+bool NeedsQuotes(absl::string_view value) {
+  if (value.empty()) return true;
+  for (char c : value) {
+    if (c == ' ' || c == '"' || c == '=' || c == '\n' || c == '\t') return true;
+  }
+  return false;
+}
+
+void AppendValue(absl::string_view value, std::string* line) {
+  if (!NeedsQuotes(value)) {
+    absl::StrAppend(line, value);
+    return;
+  }
+  absl::StrAppend(line, "\"",
+                  absl::StrReplaceAll(value, {{"\\", "\\\\"},
+                                              {"\"", "\\\""},
+                                              {"\n", "\\n"}}),
+                  "\"");
+}
+
+}  // namespace
+
+void LogEvent(absl::string_view level, absl::string_view event,
+              std::initializer_list<LogField> fields) {
+  std::string line = absl::StrCat(
+      "ts=", absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(),
+                              absl::UTCTimeZone()),
+      " level=", level, " event=", event);
+  for (const LogField& field : fields) {
+    absl::StrAppend(&line, " ", field.first, "=");
+    AppendValue(field.second, &line);
+  }
+  line.push_back('\n');
+  size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(2, line.data() + written, line.size() - written);
+    if (n <= 0) break;  // nowhere left to report a failing stderr
+    written += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace plrank::server

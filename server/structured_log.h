@@ -1,0 +1,24 @@
+#ifndef PLRANK_SERVER_STRUCTURED_LOG_H_
+#define PLRANK_SERVER_STRUCTURED_LOG_H_
+
+#include <initializer_list>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <utility>
+
+namespace plrank::server {
+
+// One key=value field of a log line; values are quoted when they contain
+// spaces, quotes or '='.
+using LogField = std::pair<absl::string_view, std::string>;
+
+// Writes one line to stderr:
+//   ts=2024-05-01T12:00:00.123Z level=info event=version_loaded model=web ...
+// Lines are written with a single write() so concurrent lines never
+// interleave, and are machine-parsable (logfmt).
+void LogEvent(absl::string_view level, absl::string_view event,
+              std::initializer_list<LogField> fields);
+
+}  // namespace plrank::server
+
+#endif  // PLRANK_SERVER_STRUCTURED_LOG_H_

@@ -1,0 +1,112 @@
+#ifndef PLRANK_SERVER_VERSION_MANAGER_H_
+#define PLRANK_SERVER_VERSION_MANAGER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "plrank/v1/server_config.pb.h"
+#include "server/model_repository.h"
+#include "server/server_metrics.h"
+#include "server/serving_snapshot.h"
+
+namespace plrank::server {
+
+struct VersionManagerOptions {
+  std::string base_path;
+  // Optional ServerConfig (text format), re-read at every scan.
+  std::string config_file;
+  ServerMetrics* metrics = nullptr;  // optional, not owned
+};
+
+// What one scan changed.
+struct ScanSummary {
+  absl::Status status;  // non-OK: the repository could not be read; nothing
+                        // changed
+  uint32_t loaded = 0;
+  uint32_t failed = 0;
+  uint32_t unloaded = 0;
+};
+
+// Keeps the serving snapshot in line with the model repository.
+//
+// Each Scan() lists <base>/<model>/<version>/model.pb and, per model, decides
+// which versions should serve (its VersionPolicy plus every labelled
+// version), loads the missing ones (read, validate, warm up) and only then
+// publishes a new snapshot in which they replace retired versions. So:
+//  - a version serves only after it loaded and warmed up;
+//  - a version that fails to load is FAILED with its error and never
+//    replaces a good one (latest-N skips failed versions); it is retried
+//    only when its model.pb changes (size, mtime or inode);
+//  - a version directory without model.pb is skipped until the file appears;
+//  - an AVAILABLE version's model.pb is never reloaded: versions are
+//    immutable (a change is logged once and ignored);
+//  - requests in flight keep the version they resolved; a retired version is
+//    freed when its last request ends.
+// Scan() calls are serialized; snapshot() is cheap and never blocks on a
+// scan in progress.
+class VersionManager {
+ public:
+  explicit VersionManager(VersionManagerOptions options);
+  ~VersionManager();
+
+  ScanSummary Scan();
+
+  std::shared_ptr<const ServingSnapshot> snapshot() const;
+
+  // Called (from the scanning thread) after every published snapshot,
+  // e.g. to update health status.
+  void SetListener(std::function<void(const ServingSnapshot&)> listener);
+
+ private:
+  struct VersionRecord {
+    v1::VersionState state = v1::VERSION_STATE_UNKNOWN;
+    std::string error;
+    FileSignature signature;  // of model.pb at the last load attempt
+    bool change_logged = false;
+    std::shared_ptr<const ServableVersion> servable;  // when AVAILABLE
+  };
+  struct ModelRecord {
+    ModelOnDisk disk;
+    std::map<int64_t, VersionRecord> versions;
+    int64_t published_default = 0;
+    // Labels as last published at the end of a scan. Snapshots published
+    // while a scan is loading keep these, so a label moved to a version that
+    // is still loading never points at it before it is available.
+    std::map<std::string, int64_t> published_labels;
+  };
+
+  // Makes `version` AVAILABLE if it is not and has not failed with the same
+  // file; returns whether it is available.
+  bool EnsureLoaded(ModelRecord& model, const VersionOnDisk& version,
+                    ScanSummary* summary);
+  void Unload(ModelRecord& model, int64_t version, const char* reason,
+              ScanSummary* summary);
+  void SyncModel(ModelRecord& model, ScanSummary* summary);
+  // Snapshot of records_ -> snapshot_, then the listener. `end_of_scan`
+  // also makes the labels read from disk/config take effect.
+  void Publish(bool end_of_scan);
+  // Current config or nullopt; keeps the previous one when the file breaks.
+  const v1::ServerConfig* RefreshConfig();
+
+  const VersionManagerOptions options_;
+
+  std::mutex scan_mutex_;  // serializes Scan(); guards everything below
+  std::map<std::string, ModelRecord> records_;
+  std::optional<v1::ServerConfig> config_;
+  std::string last_config_error_;
+  std::function<void(const ServingSnapshot&)> listener_;
+
+  mutable std::mutex snapshot_mutex_;  // guards snapshot_ only
+  std::shared_ptr<const ServingSnapshot> snapshot_;
+};
+
+}  // namespace plrank::server
+
+#endif  // PLRANK_SERVER_VERSION_MANAGER_H_

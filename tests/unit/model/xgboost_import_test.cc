@@ -1,0 +1,261 @@
+#include "core/model/xgboost_import.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/status.h"
+#include "core/model/ensemble.h"
+#include "core/model/forest_scorer.h"
+#include "gtest/gtest.h"
+
+namespace plrank {
+namespace {
+
+// Fixtures made by XGBoost 1.7.4 itself (C API, tree_method=hist,
+// grow_policy=lossguide, max_leaves=8, NaNs in features 4-6 so both default
+// directions occur). Each *_expected.txt line holds one row's 7 features and
+// the margin XGBoost's predictor gave it (type 1 = output margin). Half the
+// rows sit exactly on a split condition or one float below it, where
+// XGBoost's `x < c` and a naive `x <= c` disagree.
+std::string TestdataPath(const std::string& name) {
+  std::string here = __FILE__;
+  return here.substr(0, here.find_last_of('/')) + "/testdata/" + name;
+}
+
+struct ExpectedRows {
+  std::vector<float> rows;
+  std::vector<double> margins;
+};
+
+ExpectedRows ReadExpected(const std::string& path, int32_t features) {
+  ExpectedRows expected;
+  std::ifstream file(path);
+  std::string line;
+  while (std::getline(file, line)) {
+    std::istringstream fields(line);
+    std::string token;
+    std::vector<float> values;
+    while (fields >> token) values.push_back(std::strtof(token.c_str(), nullptr));
+    if (values.size() != static_cast<size_t>(features) + 1) {
+      ADD_FAILURE() << "bad line: " << line;
+      continue;
+    }
+    expected.rows.insert(expected.rows.end(), values.begin(), values.end() - 1);
+    expected.margins.push_back(values.back());
+  }
+  return expected;
+}
+
+void ExpectScoresMatchXgboost(const std::string& name, double base_margin) {
+  absl::StatusOr<Ensemble> model =
+      ImportXgboostJsonFile(TestdataPath(name + ".json"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->num_features, 7);
+  ASSERT_EQ(model->base_score.size(), 1u);
+  EXPECT_NEAR(model->base_score[0], base_margin, 1e-6);
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*model);
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+
+  const ExpectedRows expected =
+      ReadExpected(TestdataPath(name + "_expected.txt"), 7);
+  const size_t docs = expected.margins.size();
+  ASSERT_GE(docs, 50u);
+  size_t with_nan = 0;
+  for (float value : expected.rows) with_nan += std::isnan(value);
+  EXPECT_GT(with_nan, 10u);
+  std::vector<double> scores(docs);
+  scorer->Score(expected.rows, docs, absl::MakeSpan(scores));
+  for (size_t i = 0; i < docs; ++i) {
+    // XGBoost sums in float; we sum the same float leaves in double.
+    EXPECT_NEAR(scores[i], expected.margins[i],
+                1e-5 * std::max(1.0, std::abs(expected.margins[i])))
+        << name << " row " << i;
+  }
+}
+
+TEST(XgboostImportTest, RankPairwiseMarginsMatchXgboost) {
+  ExpectScoresMatchXgboost("xgb_rank_small", 0.5);
+  absl::StatusOr<Ensemble> model =
+      ImportXgboostJsonFile(TestdataPath("xgb_rank_small.json"));
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(model->objective, "xgboost:rank:pairwise");
+  EXPECT_EQ(model->parameters.at("source"), "xgboost 1.7.4");
+  EXPECT_EQ(model->trees.size(), 6u);
+  for (const Tree& tree : model->trees) {
+    EXPECT_EQ(tree.num_leaves(), 8);
+    EXPECT_EQ(tree.split_gain.size(), 7u);
+  }
+}
+
+TEST(XgboostImportTest, LogisticBaseScoreBecomesLogitMargin) {
+  // base_score 0.3 was set at training time; the margin adds logit(0.3).
+  ExpectScoresMatchXgboost("xgb_logistic_small",
+                           -std::log(1.0f / 0.3f - 1.0f));
+}
+
+// A one-split model: feature 0 < 1.0 goes left (leaf 0.25), else right
+// (leaf -0.5); node 3 and 4 are deleted (unreachable) nodes.
+nlohmann::json OneSplitModel() {
+  return nlohmann::json::parse(R"({
+    "learner": {
+      "feature_names": [],
+      "gradient_booster": {"name": "gbtree", "model": {"trees": [{
+        "tree_param": {"num_nodes": "5", "num_deleted": "2"},
+        "left_children": [1, -1, -1, -1, -1],
+        "right_children": [2, -1, -1, -1, -1],
+        "split_indices": [0, 0, 0, 0, 0],
+        "split_conditions": [1.0, 0.25, -0.5, 9.0, 9.0],
+        "default_left": [1, 0, 0, 0, 0],
+        "loss_changes": [3.0, 0, 0, 0, 0],
+        "split_type": [0, 0, 0, 0, 0]}]}},
+      "learner_model_param": {"base_score": "1E0", "num_class": "0",
+                              "num_feature": "2", "num_target": "1"},
+      "objective": {"name": "reg:squarederror"}},
+    "version": [1, 7, 4]})");
+}
+
+TEST(XgboostImportTest, StrictLessThanBecomesLessOrEqualOnPreviousFloat) {
+  absl::StatusOr<Ensemble> model =
+      ImportXgboostJsonModel(OneSplitModel().dump());
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_EQ(model->trees.size(), 1u);
+  const Tree& tree = model->trees[0];
+  EXPECT_EQ(tree.num_internal_nodes(), 1);  // deleted nodes dropped
+  EXPECT_EQ(tree.num_leaves(), 2);
+  EXPECT_EQ(tree.threshold[0], std::nextafter(1.0f, 0.0f));
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*model);
+  ASSERT_TRUE(scorer.ok());
+  const float below = std::nextafter(1.0f, 0.0f);
+  const std::vector<float> rows = {1.0f, 0, below, 0, NAN, 0,
+                                   -INFINITY, 0, INFINITY, 0};
+  std::vector<double> out(5);
+  scorer->Score(rows, 5, absl::MakeSpan(out));
+  EXPECT_EQ(out, (std::vector<double>{0.5, 1.25, 1.25, 1.25, 0.5}));
+}
+
+void ExpectError(const nlohmann::json& model, absl::StatusCode code,
+                 const std::string& fragment) {
+  absl::StatusOr<Ensemble> result = ImportXgboostJsonModel(model.dump());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), code) << result.status();
+  EXPECT_NE(result.status().message().find(fragment), std::string::npos)
+      << result.status();
+}
+
+TEST(XgboostImportTest, RejectsCorruptJson) {
+  const std::string text = OneSplitModel().dump();
+  for (const std::string& bad :
+       {std::string(), text.substr(0, text.size() / 2), std::string("{]"),
+        std::string("\x7b\x4c\x00\x00", 4), std::string("[1, 2]"),
+        std::string("null")}) {
+    absl::StatusOr<Ensemble> result = ImportXgboostJsonModel(bad);
+    EXPECT_FALSE(result.ok()) << bad;
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST(XgboostImportTest, RejectsWrongTypes) {
+  const auto kInvalid = absl::StatusCode::kInvalidArgument;
+  nlohmann::json model = OneSplitModel();
+  auto& tree = model["learner"]["gradient_booster"]["model"]["trees"][0];
+  tree["split_indices"] = "0";
+  ExpectError(model, kInvalid, "split_indices is not an array");
+
+  model = OneSplitModel();
+  model["learner"]["gradient_booster"]["model"]["trees"][0]
+       ["split_conditions"][0] = "1.0";
+  ExpectError(model, kInvalid, "wrong type");
+
+  model = OneSplitModel();
+  model["learner"]["gradient_booster"]["model"]["trees"][0]["left_children"] =
+      {1, -1, -1};
+  ExpectError(model, kInvalid, "3 entries for 5 nodes");
+
+  model = OneSplitModel();
+  model["learner"]["learner_model_param"]["num_feature"] = "many";
+  ExpectError(model, kInvalid, "num_feature");
+
+  model = OneSplitModel();
+  model["learner"]["learner_model_param"]["base_score"] = true;
+  ExpectError(model, kInvalid, "base_score");
+
+  model = OneSplitModel();
+  model["learner"]["gradient_booster"]["model"]["trees"] = 7;
+  ExpectError(model, kInvalid, "trees is not an array");
+
+  model = OneSplitModel();
+  model["learner"].erase("objective");
+  ExpectError(model, kInvalid, "objective");
+}
+
+TEST(XgboostImportTest, RejectsBrokenTrees) {
+  const auto kInvalid = absl::StatusCode::kInvalidArgument;
+  nlohmann::json model = OneSplitModel();
+  auto* tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
+  (*tree)["split_indices"][0] = 2;  // num_feature is 2
+  ExpectError(model, kInvalid, "outside [0, 2)");
+
+  model = OneSplitModel();
+  tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
+  (*tree)["left_children"][0] = 7;
+  ExpectError(model, kInvalid, "node 7 outside");
+
+  model = OneSplitModel();
+  tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
+  (*tree)["left_children"][0] = 0;  // cycle
+  ExpectError(model, kInvalid, "twice");
+
+  model = OneSplitModel();
+  tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
+  (*tree)["right_children"][1] = 2;  // one child only
+  ExpectError(model, kInvalid, "exactly one child");
+
+  model = OneSplitModel();
+  tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
+  (*tree)["split_conditions"][0] = -std::numeric_limits<float>::max();
+  ExpectError(model, kInvalid, "no finite equivalent");
+}
+
+TEST(XgboostImportTest, RejectsUnsupportedModels) {
+  const auto kUnimplemented = absl::StatusCode::kUnimplemented;
+  nlohmann::json model = OneSplitModel();
+  model["learner"]["objective"]["name"] = "multi:softprob";
+  ExpectError(model, kUnimplemented, "objective \"multi:softprob\"");
+
+  model = OneSplitModel();
+  model["learner"]["objective"]["name"] = "binary:logistic";
+  ExpectError(model, kUnimplemented, "not supported");
+
+  model = OneSplitModel();
+  model["learner"]["gradient_booster"]["name"] = "dart";
+  ExpectError(model, kUnimplemented, "booster \"dart\"");
+
+  model = OneSplitModel();
+  model["learner"]["learner_model_param"]["num_class"] = "3";
+  ExpectError(model, kUnimplemented, "single-output");
+
+  model = OneSplitModel();
+  model["learner"]["learner_model_param"]["num_target"] = "2";
+  ExpectError(model, kUnimplemented, "single-output");
+
+  model = OneSplitModel();
+  model["learner"]["gradient_booster"]["model"]["trees"][0]["split_type"][0] =
+      1;
+  ExpectError(model, kUnimplemented, "categorical");
+}
+
+TEST(XgboostImportTest, MissingFileIsNotFound) {
+  absl::StatusOr<Ensemble> model =
+      ImportXgboostJsonFile(TestdataPath("no_such_model.json"));
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace plrank

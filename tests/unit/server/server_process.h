@@ -1,0 +1,211 @@
+#ifndef PLRANK_TESTS_UNIT_SERVER_SERVER_PROCESS_H_
+#define PLRANK_TESTS_UNIT_SERVER_SERVER_PROCESS_H_
+
+// Test support for the integration tests: runs the real plrank-server,
+// checks health over grpc.health.v1 and scrapes /metrics over raw HTTP.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/subprocess.h"
+
+namespace plrank::testing {
+
+// The port number after the last ':' of the first line starting with
+// `prefix` in `text`; 0 if absent.
+inline int ParsePortAfter(const std::string& text, const std::string& prefix) {
+  size_t at = text.find(prefix);
+  if (at == std::string::npos) return 0;
+  const size_t end = text.find('\n', at);
+  if (end == std::string::npos) return 0;  // line not complete yet
+  const std::string line = text.substr(at, end - at);
+  const size_t colon = line.rfind(':');
+  if (colon == std::string::npos) return 0;
+  return std::atoi(line.c_str() + colon + 1);
+}
+
+// A plrank-server child process on 127.0.0.1, ports chosen by the server.
+class ServerProcess {
+ public:
+  // Starts the server with --port=0 --metrics_port=0 plus `flags`; waits
+  // (up to 20 s) for its "listening on" line. Check ok() afterwards.
+  explicit ServerProcess(const std::vector<std::string>& flags) {
+    std::vector<std::string> argv = {BinPath("plrank-server"),
+                                     "--host=127.0.0.1", "--port=0",
+                                     "--metrics_port=0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    pid_ = StartCommand(argv, out_path(), err_path());
+    const auto give_up =
+        std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < give_up) {
+      const std::string out = ReadWholeFile(out_path());
+      port_ = ParsePortAfter(out, "listening on ");
+      metrics_port_ = ParsePortAfter(out, "metrics on ");
+      if (port_ > 0 && metrics_port_ > 0) break;
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (ok()) {
+      channel_ = grpc::CreateChannel(absl_address(),
+                                     grpc::InsecureChannelCredentials());
+      stub_ = v1::Ranker::NewStub(channel_);
+    }
+  }
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      WaitForExit(pid_);
+    }
+  }
+
+  bool ok() const { return pid_ > 0 && port_ > 0 && metrics_port_ > 0; }
+  int port() const { return port_; }
+  int metrics_port() const { return metrics_port_; }
+  pid_t pid() const { return pid_; }
+  std::string absl_address() const {
+    return "127.0.0.1:" + std::to_string(port_);
+  }
+  v1::Ranker::Stub& stub() { return *stub_; }
+  std::shared_ptr<grpc::Channel> channel() { return channel_; }
+  std::string stdout_text() const { return ReadWholeFile(out_path()); }
+  std::string stderr_text() const { return ReadWholeFile(err_path()); }
+
+  // Sends `signal` and waits up to `timeout` for the exit; returns the exit
+  // code (-signal if killed by one), or nullopt on timeout (then SIGKILLs).
+  std::optional<int> Stop(int signal, std::chrono::milliseconds timeout) {
+    if (pid_ <= 0) return std::nullopt;
+    kill(pid_, signal);
+    const auto give_up = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < give_up) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        if (WIFEXITED(status)) return WEXITSTATUS(status);
+        if (WIFSIGNALED(status)) return -WTERMSIG(status);
+        return -1000;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::string out_path() const { return scratch_.File("stdout"); }
+  std::string err_path() const { return scratch_.File("stderr"); }
+
+  TempDir scratch_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int metrics_port_ = 0;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Ranker::Stub> stub_;
+};
+
+// grpc.health.v1.Health/Check with hand-encoded messages (no generated code
+// for health.proto is installed). Returns 1 SERVING, 2 NOT_SERVING,
+// -<grpc code> on an RPC error (e.g. -5 NOT_FOUND for an unknown name).
+inline int HealthCheck(const std::shared_ptr<grpc::Channel>& channel,
+                       const std::string& service) {
+  std::string request;
+  if (!service.empty()) {
+    request.push_back(0x0A);  // field 1, length-delimited
+    request.push_back(static_cast<char>(service.size()));  // < 128 here
+    request += service;
+  }
+  grpc::Slice slice(request);
+  grpc::ByteBuffer request_buffer(&slice, 1);
+  grpc::ByteBuffer response_buffer;
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(5));
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check",
+                 grpc::StubOptions(), &request_buffer, &response_buffer,
+                 [&done](grpc::Status status) { done.set_value(status); });
+  const grpc::Status status = done.get_future().get();
+  if (!status.ok()) return -static_cast<int>(status.error_code());
+  grpc::Slice out;
+  if (!response_buffer.DumpToSingleSlice(&out).ok()) return 0;
+  const std::string bytes(reinterpret_cast<const char*>(out.begin()),
+                          out.size());
+  if (bytes.size() >= 2 && bytes[0] == 0x08) return bytes[1];
+  return 0;  // UNKNOWN (the default value is not encoded)
+}
+
+// Body of GET http://127.0.0.1:<port><path> ("" on any failure; 5 s timeout).
+inline std::string HttpGet(int port, const std::string& path) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  timeval timeout{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
+      0) {
+    close(fd);
+    return "";
+  }
+  const std::string request =
+      "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+  if (send(fd, request.data(), request.size(), 0) !=
+      static_cast<ssize_t>(request.size())) {
+    close(fd);
+    return "";
+  }
+  std::string response;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = recv(fd, buffer, sizeof(buffer), 0)) > 0) {
+    response.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  const size_t body = response.find("\r\n\r\n");
+  if (response.rfind("HTTP/1.", 0) != 0 || body == std::string::npos) return "";
+  if (response.find(" 200 ") == std::string::npos) return "";
+  return response.substr(body + 4);
+}
+
+// Value of the sample `series` (metric name with its labels exactly as
+// exposed, e.g. plrank_model_versions_loaded{model="web"}) in a Prometheus
+// text exposition; nullopt if absent.
+inline std::optional<double> MetricValue(const std::string& exposition,
+                                         const std::string& series) {
+  size_t at = 0;
+  while ((at = exposition.find(series + " ", at)) != std::string::npos) {
+    if (at == 0 || exposition[at - 1] == '\n') {
+      return std::strtod(exposition.c_str() + at + series.size() + 1,
+                         nullptr);
+    }
+    at += series.size();
+  }
+  return std::nullopt;
+}
+
+}  // namespace plrank::testing
+
+#endif  // PLRANK_TESTS_UNIT_SERVER_SERVER_PROCESS_H_

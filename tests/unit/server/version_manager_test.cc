@@ -1,0 +1,377 @@
+#include "server/version_manager.h"
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/model_repository.h"
+#include "tests/testing/subprocess.h"
+#include "tests/unit/server/test_models.h"
+
+namespace plrank::server {
+namespace {
+
+using ::plrank::testing::TempDir;
+using ::plrank::testing::TestModelScore;
+using ::plrank::testing::WriteRawModelFile;
+using ::plrank::testing::WriteTestModel;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+v1::ModelSpec Spec(const std::string& name, int64_t version = 0,
+                   const std::string& label = "") {
+  v1::ModelSpec spec;
+  spec.set_name(name);
+  spec.set_version(version);
+  spec.set_version_label(label);
+  return spec;
+}
+
+std::vector<int64_t> Available(const VersionManager& manager,
+                               const std::string& model) {
+  std::vector<int64_t> out;
+  auto snapshot = manager.snapshot();
+  auto it = snapshot->models.find(model);
+  if (it == snapshot->models.end()) return out;
+  for (const auto& [version, servable] : it->second.available) {
+    out.push_back(version);
+  }
+  return out;
+}
+
+const v1::VersionStatus* FindVersion(const ServingSnapshot& snapshot,
+                                     const std::string& model,
+                                     int64_t version) {
+  auto it = snapshot.models.find(model);
+  if (it == snapshot.models.end()) return nullptr;
+  for (const auto& status : it->second.status.versions()) {
+    if (status.version() == version) return &status;
+  }
+  return nullptr;
+}
+
+double ScoreOne(const ServableVersion& version, float x0, float x1) {
+  std::vector<float> row = {x0, x1, 0.0f, 0.0f};
+  double score = 0;
+  version.scorer().Score(row, 1, absl::MakeSpan(&score, 1));
+  return score;
+}
+
+void WriteConfig(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+TEST(ParseVersionDirectoryNameTest, AcceptsOnlyPositiveIntegers) {
+  EXPECT_EQ(ParseVersionDirectoryName("1"), 1);
+  EXPECT_EQ(ParseVersionDirectoryName("1234"), 1234);
+  EXPECT_EQ(ParseVersionDirectoryName("0"), 0);
+  EXPECT_EQ(ParseVersionDirectoryName("01"), 0);
+  EXPECT_EQ(ParseVersionDirectoryName("-1"), 0);
+  EXPECT_EQ(ParseVersionDirectoryName("3.tmp"), 0);
+  EXPECT_EQ(ParseVersionDirectoryName("abc"), 0);
+  EXPECT_EQ(ParseVersionDirectoryName(""), 0);
+  EXPECT_EQ(ParseVersionDirectoryName("99999999999999999999"), 0);
+}
+
+TEST(VersionManagerTest, EmptyRepositoryServesNothing) {
+  TempDir base;
+  VersionManager manager({base.path(), "", nullptr});
+  ScanSummary summary = manager.Scan();
+  ASSERT_TRUE(summary.status.ok()) << summary.status;
+  EXPECT_TRUE(manager.snapshot()->models.empty());
+  EXPECT_FALSE(manager.snapshot()->AnyModelAvailable());
+  EXPECT_EQ(manager.snapshot()->Resolve(Spec("web")).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(VersionManagerTest, MissingBasePathFailsTheScanWithoutChanges) {
+  VersionManager manager({"/nonexistent/plrank/models", "", nullptr});
+  EXPECT_FALSE(manager.Scan().status.ok());
+}
+
+TEST(VersionManagerTest, DefaultPolicyServesLatestTwoAndIgnoresOtherDirs) {
+  TempDir base;
+  for (int v : {1, 2, 3}) ASSERT_FALSE(WriteTestModel(base.path(), "web", v).empty());
+  ASSERT_FALSE(WriteTestModel(base.path(), "news", 7).empty());
+  std::filesystem::create_directories(base.path() + "/web/tmp");
+  std::filesystem::create_directories(base.path() + "/web/04");
+  std::filesystem::create_directories(base.path() + "/.hidden/1");
+
+  VersionManager manager({base.path(), "", nullptr});
+  ScanSummary summary = manager.Scan();
+  ASSERT_TRUE(summary.status.ok()) << summary.status;
+  EXPECT_EQ(summary.loaded, 3u);
+  EXPECT_EQ(summary.failed, 0u);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(2, 3));
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(7));
+  EXPECT_EQ(manager.snapshot()->models.size(), 2u);
+
+  auto latest = manager.snapshot()->Resolve(Spec("web"));
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ((*latest)->version(), 3);
+  EXPECT_DOUBLE_EQ(ScoreOne(**latest, 1.0f, 0.25f),
+                   TestModelScore(3, 1.0f, 0.25f));
+  auto pinned = manager.snapshot()->Resolve(Spec("web", 2));
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_DOUBLE_EQ(ScoreOne(**pinned, 0.0f, 0.0f), TestModelScore(2, 0, 0));
+
+  const v1::ModelStatus& status = manager.snapshot()->models.at("web").status;
+  EXPECT_EQ(status.default_version(), 3);
+  const v1::VersionStatus* v3 = FindVersion(*manager.snapshot(), "web", 3);
+  ASSERT_NE(v3, nullptr);
+  EXPECT_EQ(v3->state(), v1::VERSION_STATE_AVAILABLE);
+  EXPECT_EQ(v3->metadata().num_features(), 4u);
+  EXPECT_EQ(v3->metadata().num_trees(), 1u);
+  EXPECT_EQ(v3->metadata().objective(), "plrank");
+  EXPECT_EQ(v3->metadata().checksum().size(), 16u);
+  EXPECT_GT(v3->metadata().file_bytes(), 0u);
+  EXPECT_DOUBLE_EQ(v3->metadata().training_metrics().at("valid ndcg@10"), 0.75);
+  // Version 1 was never needed, so it was never loaded.
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 1), nullptr);
+  EXPECT_EQ(manager.snapshot()->Resolve(Spec("web", 1)).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager.snapshot()->Resolve(Spec("web", 9)).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(VersionManagerTest, SwapKeepsRequestsInFlightOnTheirVersion) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  VersionManager manager({base.path(), "", nullptr});
+  manager.Scan();
+  auto held = manager.snapshot()->Resolve(Spec("web"));
+  ASSERT_TRUE(held.ok());
+  std::weak_ptr<const ServableVersion> watch = *held;
+
+  WriteTestModel(base.path(), "web", 2);
+  WriteTestModel(base.path(), "web", 3);
+  ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 2u);
+  EXPECT_EQ(summary.unloaded, 1u);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(2, 3));
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 1)->state(),
+            v1::VERSION_STATE_END);
+  // The retired version still scores for the request holding it...
+  EXPECT_DOUBLE_EQ(ScoreOne(**held, 1.0f, 0.0f), TestModelScore(1, 1.0f, 0));
+  // ...and is freed when that request lets go.
+  held->reset();
+  EXPECT_TRUE(watch.expired());
+}
+
+TEST(VersionManagerTest, BrokenNewVersionNeverReplacesTheGoodOne) {
+  TempDir base;
+  const std::string config = base.File("config.txt");
+  std::filesystem::create_directories(base.path() + "/repo");
+  WriteConfig(config,
+              "models { name: 'web' version_policy { latest { num_versions: 1 "
+              "} } }");
+  const std::string repo = base.path() + "/repo";
+  WriteTestModel(repo, "web", 1);
+  VersionManager manager({repo, config, nullptr});
+  ASSERT_TRUE(manager.Scan().status.ok());
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+
+  const std::string broken =
+      WriteRawModelFile(repo, "web", 2, "definitely not a model");
+  ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.failed, 1u);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  const v1::VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->state(), v1::VERSION_STATE_FAILED);
+  EXPECT_THAT(v2->error(), HasSubstr(broken));
+  EXPECT_EQ(manager.snapshot()->Resolve(Spec("web", 2)).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 1);
+
+  // The same broken file is not retried at every scan.
+  summary = manager.Scan();
+  EXPECT_EQ(summary.failed, 0u);
+  EXPECT_EQ(summary.loaded, 0u);
+
+  // A half-written (truncated) real model fails too.
+  auto bytes = SerializeModel(plrank::testing::TestEnsemble(3));
+  ASSERT_TRUE(bytes.ok());
+  WriteRawModelFile(repo, "web", 3, bytes->substr(0, bytes->size() / 2));
+  summary = manager.Scan();
+  EXPECT_EQ(summary.failed, 1u);
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 3)->state(),
+            v1::VERSION_STATE_FAILED);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+
+  // Replacing the broken file with a good one is picked up.
+  WriteTestModel(repo, "web", 3);
+  summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 1u);
+  EXPECT_EQ(summary.unloaded, 1u);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(3));
+}
+
+TEST(VersionManagerTest, VersionWithoutModelFileIsSkippedUntilItAppears) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  std::filesystem::create_directories(base.path() + "/web/2");
+  // What WriteModelFile leaves while writing: a temp file, not model.pb.
+  std::ofstream(base.path() + "/web/2/model.pb.tmp.1.abc") << "partial";
+  VersionManager manager({base.path(), "", nullptr});
+  ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.failed, 0u);
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 2), nullptr);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+
+  WriteTestModel(base.path(), "web", 2);
+  summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 1u);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 2));
+}
+
+TEST(VersionManagerTest, ChangedFileOfAvailableVersionIsNotReloaded) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  VersionManager manager({base.path(), "", nullptr});
+  manager.Scan();
+  WriteTestModel(base.path(), "web", 1, /*tag=*/9);
+  ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 0u);
+  auto version = manager.snapshot()->Resolve(Spec("web"));
+  ASSERT_TRUE(version.ok());
+  EXPECT_DOUBLE_EQ(ScoreOne(**version, 0, 0), TestModelScore(1, 0, 0));
+}
+
+TEST(VersionManagerTest, RemovedVersionsAndModelsAreUnloaded) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  WriteTestModel(base.path(), "web", 2);
+  WriteTestModel(base.path(), "news", 1);
+  VersionManager manager({base.path(), "", nullptr});
+  manager.Scan();
+  std::filesystem::remove_all(base.path() + "/web/2");
+  std::filesystem::remove_all(base.path() + "/news");
+  ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.unloaded, 2u);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  EXPECT_EQ(manager.snapshot()->models.count("news"), 0u);
+}
+
+TEST(VersionManagerTest, ConfigPoliciesAndLabels) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  for (int v : {1, 2, 3, 4}) WriteTestModel(repo, "web", v);
+  for (int v : {1, 2, 3}) WriteTestModel(repo, "all", v);
+  for (int v : {1, 2, 3}) WriteTestModel(repo, "pick", v);
+  WriteTestModel(repo, "unlisted", 1);
+  WriteTestModel(base.path() + "/elsewhere", "x", 5);
+  const std::string config = base.File("config.txt");
+  WriteConfig(config, R"pb(
+    models {
+      name: "web"
+      version_policy { latest { num_versions: 1 } }
+      version_labels { key: "stable" value: 2 }
+      version_labels { key: "canary" value: 4 }
+      version_labels { key: "ghost" value: 9 }
+    }
+    models { name: "all" version_policy { all {} } }
+    models { name: "pick" version_policy { specific { versions: [ 1, 3 ] } } }
+    models { name: "moved" base_path: "../elsewhere/x" }
+  )pb");
+  VersionManager manager({repo, config, nullptr});
+  ScanSummary summary = manager.Scan();
+  ASSERT_TRUE(summary.status.ok()) << summary.status;
+  // The label keeps version 2 loaded beside the latest.
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(2, 4));
+  EXPECT_THAT(Available(manager, "all"), ElementsAre(1, 2, 3));
+  EXPECT_THAT(Available(manager, "pick"), ElementsAre(1, 3));
+  EXPECT_THAT(Available(manager, "moved"), ElementsAre(5));
+  EXPECT_EQ(manager.snapshot()->models.count("unlisted"), 0u);
+
+  auto snapshot = manager.snapshot();
+  EXPECT_EQ((*snapshot->Resolve(Spec("web", 0, "stable")))->version(), 2);
+  EXPECT_EQ((*snapshot->Resolve(Spec("web", 0, "canary")))->version(), 4);
+  // A pinned version wins over a label.
+  EXPECT_EQ((*snapshot->Resolve(Spec("web", 4, "stable")))->version(), 4);
+  EXPECT_EQ(snapshot->Resolve(Spec("web", 0, "nope")).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(snapshot->Resolve(Spec("web", 0, "ghost")).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(snapshot->Resolve(Spec("web", -1)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(snapshot->Resolve(Spec("")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(FindVersion(*snapshot, "web", 2)->labels(),
+              ElementsAre("stable"));
+
+  // Moving the label re-reads the config at the next scan.
+  WriteConfig(config, R"pb(
+    models {
+      name: "web"
+      version_policy { latest { num_versions: 1 } }
+      version_labels { key: "stable" value: 4 }
+    })pb");
+  summary = manager.Scan();
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(4));
+  EXPECT_EQ(manager.snapshot()->models.count("all"), 0u);
+
+  // A broken config keeps the previous one in force.
+  WriteConfig(config, "models { name: ");
+  summary = manager.Scan();
+  EXPECT_TRUE(summary.status.ok());
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(4));
+}
+
+TEST(VersionManagerTest, MovedLabelSwitchesOnlyOnceItsVersionServes) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  for (int v : {1, 2}) WriteTestModel(repo, "web", v);
+  const std::string config = base.File("config.txt");
+  WriteConfig(config,
+              "models { name: 'web' version_policy { latest { num_versions: 1 "
+              "} } version_labels { key: 'stable' value: 2 } }");
+  VersionManager manager({repo, config, nullptr});
+  manager.Scan();
+  std::vector<int64_t> stable_seen;
+  manager.SetListener([&](const ServingSnapshot& snapshot) {
+    auto version = snapshot.Resolve(Spec("web", 0, "stable"));
+    stable_seen.push_back(version.ok() ? (*version)->version() : -1);
+  });
+  WriteConfig(config,
+              "models { name: 'web' version_policy { latest { num_versions: 1 "
+              "} } version_labels { key: 'stable' value: 1 } }");
+  manager.Scan();
+  // While version 1 loads, "stable" still serves 2; then it moves to 1.
+  EXPECT_THAT(stable_seen, ElementsAre(2, 1));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 2));
+}
+
+TEST(VersionManagerTest, ModelWithNoLoadableVersionIsUnavailable) {
+  TempDir base;
+  WriteRawModelFile(base.path(), "web", 1, "garbage");
+  VersionManager manager({base.path(), "", nullptr});
+  manager.Scan();
+  auto snapshot = manager.snapshot();
+  EXPECT_FALSE(snapshot->AnyModelAvailable());
+  EXPECT_EQ(snapshot->Resolve(Spec("web")).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(snapshot->models.at("web").status.default_version(), 0);
+}
+
+TEST(VersionManagerTest, ListenerSeesEveryPublishedSnapshot) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  VersionManager manager({base.path(), "", nullptr});
+  int calls = 0;
+  bool last_available = false;
+  manager.SetListener([&](const ServingSnapshot& snapshot) {
+    ++calls;
+    last_available = snapshot.AnyModelAvailable();
+  });
+  manager.Scan();
+  EXPECT_GE(calls, 2);  // LOADING, then the result
+  EXPECT_TRUE(last_available);
+}
+
+}  // namespace
+}  // namespace plrank::server
