@@ -1,6 +1,7 @@
 #include "core/model/forest_scorer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,9 +18,6 @@ namespace {
 // Node bytes per tree block: inside L1 together with a group's rows, so the
 // block's nodes stay resident while all groups of a document block walk it.
 constexpr size_t kTreeBlockBytes = 16 * 1024;
-// Documents walking one tree in lockstep: enough independent walks to hide
-// load latency, few enough to keep their positions in registers.
-constexpr size_t kGroupDocs = 8;
 // Stack buffer for raw multi-output scores inside Score (no allocation).
 constexpr size_t kStackRawScores = 1024;
 
@@ -32,10 +30,38 @@ void CheckOrDie(bool condition, const char* what) {
 
 // Per-thread scratch for doubled rows; grows once per thread, so scoring
 // does not allocate in steady state.
-float* Scratch(size_t floats) {
-  thread_local std::vector<float> scratch;
-  if (scratch.size() < floats) scratch.resize(floats);
+int32_t* Scratch(size_t slots) {
+  thread_local std::vector<int32_t> scratch;
+  if (scratch.size() < slots) scratch.resize(slots);
   return scratch.data();
+}
+
+// Maps a non-NaN float to an int32 with the same order: x > y exactly when
+// OrderKey(x) > OrderKey(y). Integer compares have a shorter latency than
+// float compares on the walk's critical path. -0 is folded into +0 first,
+// as the two compare equal as floats.
+int32_t OrderKey(float value) {
+  const int32_t bits = std::bit_cast<int32_t>(value + 0.0f);
+  return bits ^ ((bits >> 31) & 0x7fffffff);
+}
+
+// child[value > threshold] as a compare and a conditional move. Compilers
+// tend to turn the select into a branch, which mispredicts half the time
+// here, or into a load that depends on the compare; both children are
+// already loaded with the node.
+inline uint32_t SelectChild(int32_t value, int32_t threshold,
+                            const uint32_t* child) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  uint32_t next = child[0];
+  asm("cmpl %[threshold], %[value]\n\t"
+      "cmovg %[right], %[next]"
+      : [next] "+r"(next)
+      : [value] "r"(value), [threshold] "rm"(threshold), [right] "rm"(child[1])
+      : "cc");
+  return next;
+#else
+  return child[value > threshold];
+#endif
 }
 
 }  // namespace
@@ -60,11 +86,18 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   scorer.node_values_.reserve(total_nodes);
   scorer.tree_roots_.reserve(model.trees.size());
   scorer.tree_depths_.reserve(model.trees.size());
+  if (total_nodes * sizeof(Node) > std::numeric_limits<uint32_t>::max() ||
+      static_cast<uint64_t>(2 * model.num_features) * kLanes * sizeof(float) >
+          std::numeric_limits<uint32_t>::max()) {
+    return absl::ResourceExhaustedError(
+        "model too large for the scorer's 32-bit node and slot offsets");
+  }
+  scorer.tree_first_leaf_.reserve(model.trees.size());
   size_t block_bytes = 0;
   std::vector<std::pair<int32_t, int32_t>> stack;  // (node, depth)
   for (size_t t = 0; t < model.trees.size(); ++t) {
     const Tree& tree = model.trees[t];
-    const int32_t base = static_cast<int32_t>(scorer.nodes_.size());
+    const uint32_t base = static_cast<uint32_t>(scorer.nodes_.size());
     const int32_t num_internal = tree.num_internal_nodes();
     // Blocks hold whole iterations so multi-output accumulation stays simple.
     const size_t tree_bytes =
@@ -76,25 +109,30 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
       block_bytes = 0;
     }
     block_bytes += tree_bytes;
-    // Internal node n lands at base + n, leaf l at base + num_internal + l.
-    auto relocate = [&](int32_t child) {
-      return child >= 0 ? base + child : base + num_internal + ~child;
+    // Internal node n lands at base + n, leaf l at base + num_internal + l;
+    // links are byte offsets into nodes_.
+    auto offset_of = [&](int32_t child) {
+      const uint32_t index = child >= 0 ? base + child : base + num_internal + ~child;
+      return index * static_cast<uint32_t>(sizeof(Node));
     };
     for (int32_t n = 0; n < num_internal; ++n) {
       const uint32_t feature = static_cast<uint32_t>(tree.split_feature[n]);
+      const uint32_t slot =
+          tree.default_left[n] ? feature : feature + model.num_features;
       scorer.nodes_.push_back(
-          {tree.default_left[n] ? feature : feature + model.num_features,
-           tree.threshold[n],
-           {relocate(tree.left_child[n]), relocate(tree.right_child[n])}});
+          {OrderKey(tree.threshold[n]),
+           static_cast<uint32_t>(slot * kLanes * sizeof(int32_t)),
+           {offset_of(tree.left_child[n]), offset_of(tree.right_child[n])}});
       scorer.node_values_.push_back(0.0);
     }
     for (int32_t l = 0; l < tree.num_leaves(); ++l) {
-      const int32_t self = base + num_internal + l;
-      scorer.nodes_.push_back({0u, 0.0f, {self, self}});
+      const uint32_t self = offset_of(~l);
+      scorer.nodes_.push_back({0, 0u, {self, self}});
       scorer.node_values_.push_back(tree.leaf_value[l]);
     }
-    scorer.tree_roots_.push_back(base);  // node 0, or leaf 0 for a stump
-    scorer.tree_first_leaf_.push_back(base + num_internal);
+    // Node 0, or leaf 0 for a stump.
+    scorer.tree_roots_.push_back(base * static_cast<uint32_t>(sizeof(Node)));
+    scorer.tree_first_leaf_.push_back(offset_of(~0));
     int32_t deepest = 0;
     int32_t shallowest = num_internal > 0 ? std::numeric_limits<int32_t>::max()
                                           : 0;
@@ -126,90 +164,131 @@ int32_t ForestScorer::ClampTrees(int32_t num_trees) const {
 }
 
 void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
-                               float* doubled) const {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
+                               int32_t* doubled) const {
+  const int32_t low_missing = OrderKey(-std::numeric_limits<float>::infinity());
+  const int32_t high_missing = OrderKey(std::numeric_limits<float>::infinity());
   const size_t features = static_cast<size_t>(num_features_);
   for (size_t i = 0; i < num_docs; ++i) {
     const float* row = rows + i * features;
-    float* low = doubled + i * 2 * features;
-    float* high = low + features;
+    int32_t* group =
+        doubled + (i / kLanes) * kLanes * 2 * features + i % kLanes;
     for (size_t f = 0; f < features; ++f) {
       const bool missing = std::isnan(row[f]);
-      low[f] = missing ? -kInf : row[f];
-      high[f] = missing ? kInf : row[f];
+      const int32_t key = OrderKey(row[f]);
+      group[f * kLanes] = missing ? low_missing : key;
+      group[(features + f) * kLanes] = missing ? high_missing : key;
     }
   }
 }
 
-void ForestScorer::AccumulateTrees(const float* doubled, size_t num_docs,
+// Walks kDocs documents through every tree of [begin, end), kTrees =
+// kLanes / kDocs trees at a time: kLanes independent walks in lockstep, so
+// the CPU overlaps their loads whether a group holds many documents (one
+// tree each) or a single one (several trees). Leaf values are added per
+// document in tree order, so sums match the reference bit for bit.
+template <size_t kDocs>
+void ForestScorer::WalkGroup(const int32_t* group_rows, int32_t begin,
+                             int32_t end, double* sum, double* out,
+                             size_t out_stride) const {
+  constexpr size_t kTrees = kLanes / kDocs;
+  const char* node_bytes = reinterpret_cast<const char*>(nodes_.data());
+  const char* row_bytes = reinterpret_cast<const char*>(group_rows);
+  const double* values = node_values_.data();
+  const int32_t num_outputs = num_outputs_;
+  for (int32_t t = begin; t < end; t += static_cast<int32_t>(kTrees)) {
+    uint64_t at[kLanes];  // byte offsets into nodes_
+    uint64_t first_leaf[kLanes];
+    int32_t shallowest = std::numeric_limits<int32_t>::max();
+    int32_t deepest = 0;
+    for (size_t k = 0; k < kTrees; ++k) {
+      // Past the end, a lane repeats the last tree; its result is dropped.
+      const int32_t tree = std::min(t + static_cast<int32_t>(k), end - 1);
+      shallowest = std::min(shallowest, tree_shallowest_leaf_[tree]);
+      deepest = std::max(deepest, tree_depths_[tree]);
+      for (size_t d = 0; d < kDocs; ++d) {
+        at[k * kDocs + d] = tree_roots_[tree];
+        first_leaf[k * kDocs + d] = tree_first_leaf_[tree];
+      }
+    }
+    // One step of lane l: its document's value sits at a fixed distance
+    // from the node's slot offset (rows are interleaved), both children are
+    // loaded and the comparison picks one without a branch.
+    auto step = [&](size_t l) {
+      const Node& node = *reinterpret_cast<const Node*>(node_bytes + at[l]);
+      const int32_t value = *reinterpret_cast<const int32_t*>(
+          row_bytes + node.slot_offset + (l % kDocs) * sizeof(int32_t));
+      at[l] = SelectChild(value, node.threshold, node.child);
+    };
+    // No walk reaches a leaf in fewer than the shallowest leaf's depth of
+    // steps; after that, unbalanced trees stop once every walk sits on a
+    // leaf (leaves are nodes whose children are themselves).
+    for (int32_t steps = shallowest; steps > 0; --steps) {
+      for (size_t l = 0; l < kLanes; ++l) step(l);
+    }
+    for (int32_t steps = deepest - shallowest; steps > 0; --steps) {
+      bool all_leaves = true;
+      for (size_t l = 0; l < kLanes; ++l) {
+        step(l);
+        all_leaves &= at[l] >= first_leaf[l];
+      }
+      if (all_leaves) break;
+    }
+    const size_t trees = std::min<size_t>(kTrees, end - t);
+    for (size_t k = 0; k < trees; ++k) {
+      const int32_t tree = t + static_cast<int32_t>(k);
+      double* target =
+          num_outputs == 1
+              ? sum
+              : out + static_cast<size_t>(tree % num_outputs) * out_stride;
+      for (size_t d = 0; d < kDocs; ++d) {
+        target[d] += values[at[k * kDocs + d] / sizeof(Node)];
+      }
+    }
+  }
+}
+
+void ForestScorer::AccumulateTrees(const int32_t* doubled, size_t num_docs,
                                    double* out, size_t out_stride,
                                    int32_t num_trees) const {
-  const Node* nodes = nodes_.data();
-  const double* values = node_values_.data();
-  const int32_t* roots = tree_roots_.data();
-  const int32_t* depths = tree_depths_.data();
-  const int32_t* first_leaves = tree_first_leaf_.data();
-  const int32_t* shallowest = tree_shallowest_leaf_.data();
-  const size_t stride = 2 * static_cast<size_t>(num_features_);
-  const int32_t num_outputs = num_outputs_;
+  const size_t group_slots = kLanes * 2 * static_cast<size_t>(num_features_);
   for (size_t b = 0; b + 1 < tree_block_begin_.size(); ++b) {
     const int32_t begin = tree_block_begin_[b];
     if (begin >= num_trees) break;
     const int32_t end = std::min(tree_block_begin_[b + 1], num_trees);
-    for (size_t group = 0; group < num_docs; group += kGroupDocs) {
-      const size_t count = std::min(kGroupDocs, num_docs - group);
-      // A short last group repeats its last row; the extra results are
-      // dropped.
-      const float* row[kGroupDocs];
-      for (size_t d = 0; d < kGroupDocs; ++d) {
-        row[d] = doubled + (group + std::min(d, count - 1)) * stride;
+    size_t first = 0;
+    while (first < num_docs) {
+      // Whole groups of kLanes documents walk one tree per lane; a remainder
+      // (and a small batch) splits into halves, quarters... of the lanes
+      // walking 2, 4... trees at once, so no lane idles.
+      const size_t left = num_docs - first;
+      const size_t docs = left >= kLanes ? kLanes : std::bit_floor(left);
+      const int32_t* rows =
+          doubled + (first / kLanes) * group_slots + first % kLanes;
+      double sum[kLanes];
+      double* target = out + first;
+      if (num_outputs_ == 1) std::copy_n(target, docs, sum);
+      switch (docs) {
+        case kLanes:
+          WalkGroup<kLanes>(rows, begin, end, sum, target, out_stride);
+          break;
+        case kLanes / 2:
+          WalkGroup<kLanes / 2>(rows, begin, end, sum, target, out_stride);
+          break;
+        case kLanes / 4:
+          WalkGroup<kLanes / 4>(rows, begin, end, sum, target, out_stride);
+          break;
+        default:
+          WalkGroup<kLanes / 8>(rows, begin, end, sum, target, out_stride);
       }
-      double sum[kGroupDocs] = {};
-      if (num_outputs == 1) {
-        for (size_t d = 0; d < count; ++d) sum[d] = out[group + d];
-      }
-      for (int32_t t = begin; t < end; ++t) {
-        int32_t at[kGroupDocs];
-        for (size_t d = 0; d < kGroupDocs; ++d) at[d] = roots[t];
-        // The walks are independent, so the CPU overlaps their loads; the
-        // select is an index, not a branch.
-        // No document can reach a leaf in fewer than the shallowest leaf's
-        // depth of steps; after that, unbalanced trees stop once every
-        // document sits on a leaf.
-        for (int32_t step = shallowest[t]; step > 0; --step) {
-          for (size_t d = 0; d < kGroupDocs; ++d) {
-            const Node& node = nodes[at[d]];
-            at[d] = node.child[row[d][node.slot] > node.threshold];
-          }
-        }
-        const int32_t first_leaf = first_leaves[t];
-        for (int32_t step = depths[t] - shallowest[t]; step > 0; --step) {
-          int32_t lowest = std::numeric_limits<int32_t>::max();
-          for (size_t d = 0; d < kGroupDocs; ++d) {
-            const Node& node = nodes[at[d]];
-            at[d] = node.child[row[d][node.slot] > node.threshold];
-            lowest = std::min(lowest, at[d]);
-          }
-          if (lowest >= first_leaf) break;
-        }
-        if (num_outputs == 1) {
-          for (size_t d = 0; d < kGroupDocs; ++d) sum[d] += values[at[d]];
-        } else {
-          double* target =
-              out + static_cast<size_t>(t % num_outputs) * out_stride + group;
-          for (size_t d = 0; d < count; ++d) target[d] += values[at[d]];
-        }
-      }
-      if (num_outputs == 1) {
-        for (size_t d = 0; d < count; ++d) out[group + d] = sum[d];
-      }
+      if (num_outputs_ == 1) std::copy_n(sum, docs, target);
+      first += docs;
     }
   }
 }
 
 void ForestScorer::RawScoresBlock(const float* rows, size_t num_docs,
                                   double* out, size_t out_stride,
-                                  int32_t num_trees, float* scratch) const {
+                                  int32_t num_trees, int32_t* scratch) const {
   for (int32_t k = 0; k < num_outputs_; ++k) {
     std::fill_n(out + static_cast<size_t>(k) * out_stride, num_docs,
                 base_score_[k]);
@@ -262,7 +341,7 @@ void ForestScorer::RawScores(absl::Span<const float> rows, size_t num_docs,
   CheckOrDie(out.size() >= num_docs * num_outputs_,
              "RawScores: out.size() < num_docs * num_outputs");
   const int32_t trees = ClampTrees(num_trees);
-  float* scratch = Scratch(kBlockDocs * 2 * num_features_);
+  int32_t* scratch = Scratch(kBlockDocs * 2 * num_features_);
   for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
     const size_t count = std::min(kBlockDocs, num_docs - begin);
     RawScoresBlock(rows.data() + begin * num_features_, count,
@@ -290,7 +369,7 @@ void ForestScorer::Score(absl::Span<const float> rows, size_t num_docs,
     heap_raw.resize(outputs);
     raw = heap_raw.data();
   }
-  float* scratch = Scratch(kBlockDocs * 2 * num_features_);
+  int32_t* scratch = Scratch(kBlockDocs * 2 * num_features_);
   for (size_t begin = 0; begin < num_docs; begin += block) {
     const size_t count = std::min(block, num_docs - begin);
     RawScoresBlock(rows.data() + begin * num_features_, count, raw, count,
@@ -314,7 +393,7 @@ std::vector<double> ForestScorer::ScoreColumns(const Dataset& data,
 #endif
   {
     std::vector<float> rows(kBlockDocs * num_features_, 0.0f);
-    std::vector<float> scratch(kBlockDocs * 2 * num_features_);
+    std::vector<int32_t> scratch(kBlockDocs * 2 * num_features_);
     std::vector<double> raw(transformed ? kBlockDocs * outputs : 0);
 #ifdef _OPENMP
 #pragma omp for schedule(static)

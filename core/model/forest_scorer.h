@@ -52,34 +52,52 @@ class ForestScorer {
                                        int32_t num_trees = 0) const;
 
  private:
-  // 16 bytes, four to a cache line. A document goes to child[value > threshold]
-  // where value is slot `slot` of its doubled row (see PrepareRows), so missing
-  // values need no test in the walk. Leaves are nodes too, whose children are
-  // themselves: a group of documents walks a tree in lockstep for the tree's
-  // depth with no data-dependent branch.
+  // 16 bytes, four to a cache line. A document goes to child[value >
+  // threshold] where value is its doubled row's slot (see PrepareRows), so
+  // missing values need no test in the walk. Values and thresholds are
+  // compared as order-preserving integer keys (OrderKey in the .cc): an
+  // integer compare and conditional move is the shortest dependency chain a
+  // step can have. Offsets are in bytes so a step needs no index arithmetic.
+  // Leaves are nodes too, whose children are themselves: a group of walks
+  // proceeds in lockstep for the tree's depth with no data-dependent branch.
   struct Node {
-    uint32_t slot;
-    float threshold;
-    int32_t child[2];  // absolute indices into nodes_: left, right
+    int32_t threshold;     // OrderKey of the float threshold
+    uint32_t slot_offset;  // slot * kLanes * sizeof(int32_t)
+    uint32_t child[2];     // byte offsets into nodes_: left, right
   };
+
+  // Independent tree walks in lockstep: enough to hide load latency, few
+  // enough to keep their positions in registers. Also the number of
+  // documents whose doubled rows are interleaved slot by slot.
+  static constexpr size_t kLanes = 8;
+  static_assert(kBlockDocs % kLanes == 0);
 
   ForestScorer() = default;
 
   // Copies `num_docs` rows (num_features_ floats each) into doubled rows of
-  // 2 * num_features_ slots: slot f holds x_f with NaN -> -inf (default left
+  // 2 * num_features_ order keys (see Node): slot f holds x_f with NaN -> -inf (default left
   // goes left: -inf <= any finite threshold), slot num_features_ + f holds x_f
   // with NaN -> +inf (default right). Thresholds are finite, so real
-  // infinities are routed the same way as before.
-  void PrepareRows(const float* rows, size_t num_docs, float* doubled) const;
+  // infinities are routed the same way as before. Rows are interleaved in
+  // groups of kLanes documents: slot s of document i is at
+  // doubled[(i / kLanes) * kLanes * 2 * num_features_ + s * kLanes + i % kLanes].
+  void PrepareRows(const float* rows, size_t num_docs, int32_t* doubled) const;
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
   // doubled rows.
-  void AccumulateTrees(const float* doubled, size_t num_docs, double* out,
+  void AccumulateTrees(const int32_t* doubled, size_t num_docs, double* out,
                        size_t out_stride, int32_t num_trees) const;
+  // Adds trees [begin, end) for the kDocs doubled rows `rows`: to sum[d]
+  // when there is one output, else to out[(t % outputs) * out_stride + d].
+  // `group_rows` points at the first document's slot 0 in its interleaved
+  // group.
+  template <size_t kDocs>
+  void WalkGroup(const int32_t* group_rows, int32_t begin, int32_t end,
+                 double* sum, double* out, size_t out_stride) const;
   // Full raw scores of at most kBlockDocs rows: base score, trees, linear
   // part. `scratch` holds kBlockDocs doubled rows.
   void RawScoresBlock(const float* rows, size_t num_docs, double* out,
                       size_t out_stride, int32_t num_trees,
-                      float* scratch) const;
+                      int32_t* scratch) const;
   // Applies the transform to raw[k * raw_stride + i] -> out[i].
   void Transform(const double* raw, size_t raw_stride, size_t num_docs,
                  double* out) const;
@@ -94,10 +112,10 @@ class ForestScorer {
   std::vector<double> base_score_;        // num_outputs_ entries
   std::vector<Node> nodes_;                // all trees, leaves included
   std::vector<double> node_values_;        // leaf value per node (0 inside)
-  std::vector<int32_t> tree_roots_;        // index of each tree's root
+  std::vector<uint32_t> tree_roots_;       // byte offset of each tree's root
   std::vector<int32_t> tree_depths_;       // depth of each tree's deepest leaf
   std::vector<int32_t> tree_shallowest_leaf_;  // and of its shallowest leaf
-  std::vector<int32_t> tree_first_leaf_;   // leaves are the nodes from here on
+  std::vector<uint32_t> tree_first_leaf_;  // leaves are at byte offsets >= this
   // Trees [tree_block_begin_[b], tree_block_begin_[b + 1]) form block b, sized
   // so a block's nodes stay in L1 while a block of documents walks them.
   std::vector<int32_t> tree_block_begin_;
