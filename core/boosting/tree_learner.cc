@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include <omp.h>
 
@@ -150,7 +151,12 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     const int32_t node = tree.num_internal_nodes();
     const BinMapper& mapper = data_.mapper(split.feature);
     tree.split_feature.push_back(data_.original(split.feature));
-    tree.threshold.push_back(mapper.upper_bound(split.bin));
+    // The last bin's bound is +inf ("every present value left, missing
+    // right"); artifacts hold finite thresholds, and FLT_MAX makes the same
+    // partition of the finite values the reader admits, while the scorer's
+    // NaN -> +inf (default right) still goes right.
+    tree.threshold.push_back(std::min(mapper.upper_bound(split.bin),
+                                      std::numeric_limits<float>::max()));
     tree.default_left.push_back(split.default_left ? 1 : 0);
     tree.left_child.push_back(~split_leaf);
     tree.right_child.push_back(~new_leaf);

@@ -145,6 +145,29 @@ TEST(BoosterTest, LearnsThatMissingValuesGoRight) {
   EXPECT_EQ(again.trees[0].default_left[0], 1);
 }
 
+TEST(BoosterTest, PresentLeftMissingRightSplitHasAFiniteThreshold) {
+  // The best split sends every present value left and only NaN right: its
+  // bin bound is +inf, which a model artifact cannot hold.
+  std::vector<float> x;
+  std::vector<int32_t> labels;
+  for (int i = 0; i < 100; ++i) {
+    x.push_back(static_cast<float>(i % 7));
+    labels.push_back(0);
+  }
+  for (int i = 0; i < 40; ++i) {
+    x.push_back(std::numeric_limits<float>::quiet_NaN());
+    labels.push_back(4);
+  }
+  const Dataset data = MakeDataset({x}, labels);
+  SquaredLoss objective;
+  const BoosterResult result = Train(SmallConfig(), data, &objective);
+  const Tree& tree = result.trees[0];
+  ASSERT_GE(tree.num_internal_nodes(), 1);
+  for (float threshold : tree.threshold) EXPECT_TRUE(std::isfinite(threshold));
+  EXPECT_EQ(tree.default_left[0], 0);
+  EXPECT_EQ(tree.threshold[0], std::numeric_limits<float>::max());
+}
+
 TEST(BoosterTest, GrowsNumLeavesAndRespectsMinDataInLeaf) {
   const Dataset data = RandomDataset(4000, 6, 5);
   SquaredLoss objective;
