@@ -48,9 +48,10 @@ field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eva
 
 load "$echo_port" 1 "$work/echo1.json"
 load "$port" 1 "$work/rank1.json"
+# Scoring time of the concurrency-1 run only (scraped before the c=8 runs).
+curl -s "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics.txt"
 load "$echo_port" 8 "$work/echo8.json"
 load "$port" 8 "$work/rank8.json"
-curl -s "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics.txt"
 scoring_ms=$(awk '/^plrank_scoring_duration_seconds_sum/{s+=$2} /^plrank_scoring_duration_seconds_count/{c+=$2} END{printf "%.4f", 1000*s/c}' "$work/metrics.txt")
 
 echo_p50=$(field "$work/echo1.json" 'd["latency_ms"]["p50"]')
@@ -70,7 +71,7 @@ mkdir -p "$root/bench/results"
     echo "| $name | $(field "$work/$f.json" 'd["concurrency"]') | $(field "$work/$f.json" 'round(d["latency_ms"]["p50"],3)') | $(field "$work/$f.json" 'round(d["latency_ms"]["p99"],3)') | $(field "$work/$f.json" 'round(d["ok_qps"])') | $(field "$work/$f.json" 'd["errors"]') |"
   done
   echo
-  echo "Server-side scoring time per request (mean, from plrank_scoring_duration_seconds): $scoring_ms ms."
+  echo "Server-side scoring time per request at concurrency 1 (mean of plrank_scoring_duration_seconds): $scoring_ms ms."
   echo
   echo "Rank p50 / (echo p50 + scoring) = $rank_p50 / ($echo_p50 + $scoring_ms) = $ratio (target <= 1.2: $verdict)."
 } | tee "$root/bench/results/server.md"
