@@ -75,20 +75,11 @@ void ListNetKlObjective::QueryDerivatives(size_t q, const double* scores,
 void ListNetKlObjective::ComputeGradients(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
     absl::Span<float> gradients, absl::Span<float> hessians) {
-  ForEachQuery(queries_, [&](size_t q, QueryScratch& scratch) {
-    const uint32_t begin = queries_.begin(q);
-    const uint32_t n = queries_.size(q);
-    scratch.first.assign(n, 0.0);
-    scratch.second.assign(n, 0.0);
-    if (QueryInBag(query_in_bag, q)) {
-      QueryDerivatives(q, scores.data() + begin, scratch.first.data(),
-                       scratch.second.data());
-    }
-    for (uint32_t i = 0; i < n; ++i) {
-      gradients[begin + i] = static_cast<float>(scratch.first[i]);
-      hessians[begin + i] = static_cast<float>(scratch.second[i]);
-    }
-  });
+  WriteQueryDerivatives(queries_, query_in_bag, gradients, hessians,
+                        [&](size_t q, double* first, double* second) {
+                          QueryDerivatives(q, scores.data() + queries_.begin(q),
+                                           first, second);
+                        });
 }
 
 double ListNetKlObjective::Loss(absl::Span<const double> scores) const {

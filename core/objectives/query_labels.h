@@ -77,6 +77,29 @@ void ForEachQuery(const QueryLabels& queries, Fn&& fn) {
   }
 }
 
+// Fills gradients/hessians query by query from a double-precision kernel
+// derivatives(q, first, second) writing n values each; out-of-bag queries get
+// zeros. Shared by the listwise objectives whose kernels work per query.
+template <typename Fn>
+void WriteQueryDerivatives(const QueryLabels& queries,
+                           absl::Span<const uint8_t> query_in_bag,
+                           absl::Span<float> gradients,
+                           absl::Span<float> hessians, Fn&& derivatives) {
+  ForEachQuery(queries, [&](size_t q, QueryScratch& scratch) {
+    const uint32_t begin = queries.begin(q);
+    const uint32_t n = queries.size(q);
+    scratch.first.assign(n, 0.0);
+    scratch.second.assign(n, 0.0);
+    if (QueryInBag(query_in_bag, q)) {
+      derivatives(q, scratch.first.data(), scratch.second.data());
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      gradients[begin + i] = static_cast<float>(scratch.first[i]);
+      hessians[begin + i] = static_cast<float>(scratch.second[i]);
+    }
+  });
+}
+
 // Sum over queries of loss(q, scratch), computed in parallel and added in
 // query order, so the result does not depend on the thread count.
 template <typename Fn>
