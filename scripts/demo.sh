@@ -5,10 +5,8 @@
 # scrape metrics through the real gRPC API before stopping the server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
 build=build/release
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target plrank-datagen plrank-train plrank-eval \
+./scripts/build.sh "$build" -- plrank-datagen plrank-train plrank-eval \
   plrank-server plrank-client
 bin=$build/bin
 out=${PLRANK_DEMO_DIR:-out/demo}

@@ -10,7 +10,15 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev openssl
   liblbfgs-dev
   libxgboost-dev   # benchmark peer only
+  # Deploy checks and the Python client (README "Deploy"): promtool and a real
+  # Prometheus, Debian's python3 with gRPC/protobuf/pytest/yaml.
+  prometheus python3 python3-grpcio python3-protobuf python3-pytest python3-yaml
 )
+# Manifest rendering and schema validation need kubectl (kustomize) and
+# node/npm; use whatever the machine has, else Debian's packages.
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -3,9 +3,7 @@
 # every test with ctest. `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
 build=${PLRANK_TEST_BUILD_DIR:-build/test}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2
+./scripts/build.sh "$build"
 cd "$build"
 ctest --output-on-failure -j2 --timeout 900
