@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "core/model/model_io.h"
+#include "core/model/order_key.h"
 
 namespace plrank {
 namespace {
@@ -30,38 +32,54 @@ void CheckOrDie(bool condition, const char* what) {
 
 // Per-thread scratch for doubled rows; grows once per thread, so scoring
 // does not allocate in steady state.
-int32_t* Scratch(size_t slots) {
-  thread_local std::vector<int32_t> scratch;
+uint32_t* Scratch(size_t slots) {
+  thread_local std::vector<uint32_t> scratch;
   if (scratch.size() < slots) scratch.resize(slots);
   return scratch.data();
 }
 
-// Maps a non-NaN float to an int32 with the same order: x > y exactly when
-// OrderKey(x) > OrderKey(y). Integer compares have a shorter latency than
-// float compares on the walk's critical path. -0 is folded into +0 first,
-// as the two compare equal as floats.
-int32_t OrderKey(float value) {
-  const int32_t bits = std::bit_cast<int32_t>(value + 0.0f);
-  return bits ^ ((bits >> 31) & 0x7fffffff);
+// A leaf's threshold: no value key exceeds it (keys of real values are at
+// most OrderKey(+inf)), so a walk that reached a leaf stays there.
+constexpr uint32_t kLeafThreshold = std::numeric_limits<uint32_t>::max();
+
+// child + (threshold < value) as a compare and an add-with-carry: the
+// shortest dependency chain from a loaded value to the next node.
+inline uint64_t NextNode(uint64_t child, uint32_t threshold, uint32_t value) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  asm("cmpl %[value], %[threshold]\n\t"
+      "adcq $0, %[child]"
+      : [child] "+r"(child)
+      : [value] "r"(value), [threshold] "r"(threshold)
+      : "cc");
+  return child;
+#else
+  return child + static_cast<uint64_t>(threshold < value);
+#endif
 }
 
-// child[value > threshold] as a compare and a conditional move. Compilers
-// tend to turn the select into a branch, which mispredicts half the time
-// here, or into a load that depends on the compare; both children are
-// already loaded with the node.
-inline uint32_t SelectChild(int32_t value, int32_t threshold,
-                            const uint32_t* child) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  uint32_t next = child[0];
-  asm("cmpl %[threshold], %[value]\n\t"
-      "cmovg %[right], %[next]"
-      : [next] "+r"(next)
-      : [value] "r"(value), [threshold] "rm"(threshold), [right] "rm"(child[1])
-      : "cc");
-  return next;
-#else
-  return child[value > threshold];
-#endif
+// Encoded child of Tree (>= 0 internal node, < 0 leaf ~c) for the
+// breadth-first layout below.
+struct LaidOutNode {
+  int32_t encoded;
+  int32_t depth;
+  uint32_t first_child;  // position of the left child (internal nodes only)
+};
+
+// Breadth-first order of `tree`'s nodes with each node's two children
+// adjacent, left then right, as the walk's child + (value > threshold)
+// requires.
+std::vector<LaidOutNode> LayOutTree(const Tree& tree) {
+  std::vector<LaidOutNode> order;
+  order.reserve(tree.split_feature.size() + tree.leaf_value.size());
+  order.push_back({tree.num_internal_nodes() > 0 ? 0 : ~0, 0, 0});
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int32_t node = order[i].encoded;
+    if (node < 0) continue;
+    order[i].first_child = static_cast<uint32_t>(order.size());
+    order.push_back({tree.left_child[node], order[i].depth + 1, 0});
+    order.push_back({tree.right_child[node], order[i].depth + 1, 0});
+  }
+  return order;
 }
 
 }  // namespace
@@ -78,81 +96,97 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   scorer.base_score_.resize(model.num_outputs, 0.0);
   scorer.linear_weights_ = model.linear_weights;
 
+  // Slots of the doubled rows: only features some split tests.
+  std::vector<int32_t> slot_of_feature(model.num_features, -1);
   size_t total_nodes = 0;
   for (const Tree& tree : model.trees) {
     total_nodes += tree.split_feature.size() + tree.leaf_value.size();
+    for (int32_t feature : tree.split_feature) slot_of_feature[feature] = 0;
   }
+  for (int32_t f = 0; f < model.num_features; ++f) {
+    if (slot_of_feature[f] < 0) continue;
+    slot_of_feature[f] = static_cast<int32_t>(scorer.used_features_.size());
+    scorer.used_features_.push_back(f);
+  }
+  const size_t used = scorer.used_features_.size();
+  constexpr size_t kSlotUnits = kLanes * sizeof(uint32_t) / 8;
+  if (2 * used * kSlotUnits > std::numeric_limits<uint16_t>::max()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "model splits on ", used, " distinct features; the scorer supports at most ",
+        std::numeric_limits<uint16_t>::max() / (2 * kSlotUnits)));
+  }
+  // Block-relative node indices are 16-bit.
+  constexpr size_t kMaxBlockNodes = size_t{1} << 16;
   scorer.nodes_.reserve(total_nodes);
   scorer.node_values_.reserve(total_nodes);
   scorer.tree_roots_.reserve(model.trees.size());
   scorer.tree_depths_.reserve(model.trees.size());
-  if (total_nodes * sizeof(Node) > std::numeric_limits<uint32_t>::max() ||
-      static_cast<uint64_t>(2 * model.num_features) * kLanes * sizeof(float) >
-          std::numeric_limits<uint32_t>::max()) {
-    return absl::ResourceExhaustedError(
-        "model too large for the scorer's 32-bit node and slot offsets");
-  }
-  scorer.tree_first_leaf_.reserve(model.trees.size());
-  size_t block_bytes = 0;
-  std::vector<std::pair<int32_t, int32_t>> stack;  // (node, depth)
+  scorer.tree_shallowest_leaf_.reserve(model.trees.size());
+  std::vector<std::vector<uint32_t>> split_slots(model.trees.size());
   for (size_t t = 0; t < model.trees.size(); ++t) {
-    const Tree& tree = model.trees[t];
-    const uint32_t base = static_cast<uint32_t>(scorer.nodes_.size());
-    const int32_t num_internal = tree.num_internal_nodes();
     // Blocks hold whole iterations so multi-output accumulation stays simple.
-    const size_t tree_bytes =
-        (tree.split_feature.size() + tree.leaf_value.size()) * sizeof(Node);
-    if (t % model.num_outputs == 0 &&
-        (scorer.tree_block_begin_.empty() ||
-         block_bytes + tree_bytes > kTreeBlockBytes)) {
-      scorer.tree_block_begin_.push_back(static_cast<int32_t>(t));
-      block_bytes = 0;
+    if (t % model.num_outputs == 0) {
+      size_t iteration_nodes = 0;
+      for (size_t k = t; k < std::min(t + model.num_outputs, model.trees.size());
+           ++k) {
+        iteration_nodes += model.trees[k].split_feature.size() +
+                           model.trees[k].leaf_value.size();
+      }
+      if (iteration_nodes > kMaxBlockNodes) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "iteration ", t / model.num_outputs, " has ", iteration_nodes,
+            " tree nodes; the scorer supports at most ", kMaxBlockNodes));
+      }
+      const size_t block_nodes =
+          scorer.nodes_.size() -
+          (scorer.block_node_begin_.empty() ? 0
+                                            : scorer.block_node_begin_.back());
+      if (scorer.tree_block_begin_.empty() ||
+          (block_nodes + iteration_nodes) * sizeof(Node) > kTreeBlockBytes ||
+          block_nodes + iteration_nodes > kMaxBlockNodes) {
+        scorer.tree_block_begin_.push_back(static_cast<int32_t>(t));
+        scorer.block_node_begin_.push_back(scorer.nodes_.size());
+      }
     }
-    block_bytes += tree_bytes;
-    // Internal node n lands at base + n, leaf l at base + num_internal + l;
-    // links are byte offsets into nodes_.
-    auto offset_of = [&](int32_t child) {
-      const uint32_t index = child >= 0 ? base + child : base + num_internal + ~child;
-      return index * static_cast<uint32_t>(sizeof(Node));
-    };
-    for (int32_t n = 0; n < num_internal; ++n) {
-      const uint32_t feature = static_cast<uint32_t>(tree.split_feature[n]);
-      const uint32_t slot =
-          tree.default_left[n] ? feature : feature + model.num_features;
+    const Tree& tree = model.trees[t];
+    const size_t base = scorer.nodes_.size() - scorer.block_node_begin_.back();
+    const std::vector<LaidOutNode> order = LayOutTree(tree);
+    int32_t deepest = 0;
+    int32_t shallowest = std::numeric_limits<int32_t>::max();
+    for (size_t i = 0; i < order.size(); ++i) {
+      const int32_t node = order[i].encoded;
+      if (node < 0) {
+        deepest = std::max(deepest, order[i].depth);
+        shallowest = std::min(shallowest, order[i].depth);
+        scorer.nodes_.push_back(
+            {kLeafThreshold, 0, static_cast<uint16_t>(base + i)});
+        scorer.node_values_.push_back(tree.leaf_value[~node]);
+        continue;
+      }
+      const size_t feature_slot =
+          static_cast<size_t>(slot_of_feature[tree.split_feature[node]]);
+      const size_t slot = tree.default_left[node] ? feature_slot
+                                                  : feature_slot + used;
       scorer.nodes_.push_back(
-          {OrderKey(tree.threshold[n]),
-           static_cast<uint32_t>(slot * kLanes * sizeof(int32_t)),
-           {offset_of(tree.left_child[n]), offset_of(tree.right_child[n])}});
+          {OrderKey(tree.threshold[node]),
+           static_cast<uint16_t>(slot * kSlotUnits),
+           static_cast<uint16_t>(base + order[i].first_child)});
       scorer.node_values_.push_back(0.0);
     }
-    for (int32_t l = 0; l < tree.num_leaves(); ++l) {
-      const uint32_t self = offset_of(~l);
-      scorer.nodes_.push_back({0, 0u, {self, self}});
-      scorer.node_values_.push_back(tree.leaf_value[l]);
-    }
-    // Node 0, or leaf 0 for a stump.
-    scorer.tree_roots_.push_back(base * static_cast<uint32_t>(sizeof(Node)));
-    scorer.tree_first_leaf_.push_back(offset_of(~0));
-    int32_t deepest = 0;
-    int32_t shallowest = num_internal > 0 ? std::numeric_limits<int32_t>::max()
-                                          : 0;
-    if (num_internal > 0) stack.push_back({0, 0});
-    while (!stack.empty()) {
-      const auto [node, node_depth] = stack.back();
-      stack.pop_back();
-      for (int32_t child : {tree.left_child[node], tree.right_child[node]}) {
-        if (child >= 0) {
-          stack.push_back({child, node_depth + 1});
-        } else {
-          deepest = std::max(deepest, node_depth + 1);
-          shallowest = std::min(shallowest, node_depth + 1);
-        }
-      }
+    scorer.tree_roots_.push_back(static_cast<uint32_t>(base));
+    std::vector<uint32_t>& node_slots = split_slots[t];
+    node_slots.resize(tree.num_internal_nodes());
+    for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
+      const uint32_t feature_slot =
+          static_cast<uint32_t>(slot_of_feature[tree.split_feature[n]]);
+      node_slots[n] = tree.default_left[n] ? feature_slot
+                                           : feature_slot + static_cast<uint32_t>(used);
     }
     scorer.tree_depths_.push_back(deepest);
     scorer.tree_shallowest_leaf_.push_back(shallowest);
   }
   scorer.tree_block_begin_.push_back(static_cast<int32_t>(model.trees.size()));
+  scorer.quick_ = QuickScorerForest::Build(model, split_slots);
   return scorer;
 }
 
@@ -164,19 +198,20 @@ int32_t ForestScorer::ClampTrees(int32_t num_trees) const {
 }
 
 void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
-                               int32_t* doubled) const {
-  const int32_t low_missing = OrderKey(-std::numeric_limits<float>::infinity());
-  const int32_t high_missing = OrderKey(std::numeric_limits<float>::infinity());
+                               uint32_t* doubled) const {
+  const uint32_t low_missing = OrderKey(-std::numeric_limits<float>::infinity());
+  const uint32_t high_missing = OrderKey(std::numeric_limits<float>::infinity());
   const size_t features = static_cast<size_t>(num_features_);
+  const size_t used = used_features_.size();
   for (size_t i = 0; i < num_docs; ++i) {
     const float* row = rows + i * features;
-    int32_t* group =
-        doubled + (i / kLanes) * kLanes * 2 * features + i % kLanes;
-    for (size_t f = 0; f < features; ++f) {
-      const bool missing = std::isnan(row[f]);
-      const int32_t key = OrderKey(row[f]);
-      group[f * kLanes] = missing ? low_missing : key;
-      group[(features + f) * kLanes] = missing ? high_missing : key;
+    uint32_t* group = doubled + (i / kLanes) * kLanes * 2 * used + i % kLanes;
+    for (size_t j = 0; j < used; ++j) {
+      const float value = row[used_features_[j]];
+      const bool missing = std::isnan(value);
+      const uint32_t key = OrderKey(value);
+      group[j * kLanes] = missing ? low_missing : key;
+      group[(used + j) * kLanes] = missing ? high_missing : key;
     }
   }
 }
@@ -187,17 +222,16 @@ void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
 // tree each) or a single one (several trees). Leaf values are added per
 // document in tree order, so sums match the reference bit for bit.
 template <size_t kDocs>
-void ForestScorer::WalkGroup(const int32_t* group_rows, int32_t begin,
-                             int32_t end, double* sum, double* out,
-                             size_t out_stride) const {
+void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
+                             int32_t begin, int32_t end, double* sum,
+                             double* out, size_t out_stride) const {
   constexpr size_t kTrees = kLanes / kDocs;
-  const char* node_bytes = reinterpret_cast<const char*>(nodes_.data());
+  const Node* nodes = nodes_.data() + block_node_begin_[block];
+  const double* values = node_values_.data() + block_node_begin_[block];
   const char* row_bytes = reinterpret_cast<const char*>(group_rows);
-  const double* values = node_values_.data();
   const int32_t num_outputs = num_outputs_;
   for (int32_t t = begin; t < end; t += static_cast<int32_t>(kTrees)) {
-    uint64_t at[kLanes];  // byte offsets into nodes_
-    uint64_t first_leaf[kLanes];
+    uint64_t at[kLanes];  // block-relative node indices
     int32_t shallowest = std::numeric_limits<int32_t>::max();
     int32_t deepest = 0;
     for (size_t k = 0; k < kTrees; ++k) {
@@ -205,33 +239,44 @@ void ForestScorer::WalkGroup(const int32_t* group_rows, int32_t begin,
       const int32_t tree = std::min(t + static_cast<int32_t>(k), end - 1);
       shallowest = std::min(shallowest, tree_shallowest_leaf_[tree]);
       deepest = std::max(deepest, tree_depths_[tree]);
-      for (size_t d = 0; d < kDocs; ++d) {
-        at[k * kDocs + d] = tree_roots_[tree];
-        first_leaf[k * kDocs + d] = tree_first_leaf_[tree];
+      for (size_t d = 0; d < kDocs; ++d) at[k * kDocs + d] = tree_roots_[tree];
+      // The next trees' top levels (breadth-first: the first 15 nodes span
+      // two cache lines) load while these trees are walked; this matters
+      // when the model does not fit in L2 and a small batch walks it once.
+      const int32_t next = t + static_cast<int32_t>(kTrees + k);
+      if (next < end) {
+        const char* root =
+            reinterpret_cast<const char*>(nodes + tree_roots_[next]);
+        __builtin_prefetch(root);
+        __builtin_prefetch(root + 64);
       }
     }
     // One step of lane l: its document's value sits at a fixed distance
-    // from the node's slot offset (rows are interleaved), both children are
-    // loaded and the comparison picks one without a branch.
-    auto step = [&](size_t l) {
-      const Node& node = *reinterpret_cast<const Node*>(node_bytes + at[l]);
-      const int32_t value = *reinterpret_cast<const int32_t*>(
-          row_bytes + node.slot_offset + (l % kDocs) * sizeof(int32_t));
-      at[l] = SelectChild(value, node.threshold, node.child);
+    // from the node's slot (rows are interleaved); the comparison picks the
+    // left or right child without a branch.
+    auto round = [&] {
+      for (size_t l = 0; l < kLanes; ++l) {
+        const Node node = nodes[at[l]];
+        const uint32_t value = *reinterpret_cast<const uint32_t*>(
+            row_bytes + size_t{node.slot} * 8 + (l % kDocs) * sizeof(uint32_t));
+        at[l] = NextNode(node.child, node.threshold, value);
+      }
     };
     // No walk reaches a leaf in fewer than the shallowest leaf's depth of
     // steps; after that, unbalanced trees stop once every walk sits on a
-    // leaf (leaves are nodes whose children are themselves).
-    for (int32_t steps = shallowest; steps > 0; --steps) {
-      for (size_t l = 0; l < kLanes; ++l) step(l);
-    }
-    for (int32_t steps = deepest - shallowest; steps > 0; --steps) {
-      bool all_leaves = true;
-      for (size_t l = 0; l < kLanes; ++l) {
-        step(l);
-        all_leaves &= at[l] >= first_leaf[l];
-      }
-      if (all_leaves) break;
+    // leaf (a leaf's step leaves the walk where it is). Checking that costs
+    // as much as a step, so it is done every kCheckEvery rounds.
+    constexpr int32_t kCheckEvery = 4;
+    for (int32_t steps = shallowest; steps > 0; --steps) round();
+    for (int32_t steps = deepest - shallowest; steps > 0;
+         steps -= kCheckEvery) {
+      for (int32_t r = 0; r < std::min(steps, kCheckEvery) - 1; ++r) round();
+      uint64_t before[kLanes];
+      std::copy_n(at, kLanes, before);
+      round();
+      uint64_t moved = 0;
+      for (size_t l = 0; l < kLanes; ++l) moved |= at[l] ^ before[l];
+      if (moved == 0) break;
     }
     const size_t trees = std::min<size_t>(kTrees, end - t);
     for (size_t k = 0; k < trees; ++k) {
@@ -241,44 +286,60 @@ void ForestScorer::WalkGroup(const int32_t* group_rows, int32_t begin,
               ? sum
               : out + static_cast<size_t>(tree % num_outputs) * out_stride;
       for (size_t d = 0; d < kDocs; ++d) {
-        target[d] += values[at[k * kDocs + d] / sizeof(Node)];
+        target[d] += values[at[k * kDocs + d]];
       }
     }
   }
 }
 
-void ForestScorer::AccumulateTrees(const int32_t* doubled, size_t num_docs,
+void ForestScorer::AccumulateTrees(const uint32_t* doubled, size_t num_docs,
                                    double* out, size_t out_stride,
                                    int32_t num_trees) const {
-  const size_t group_slots = kLanes * 2 * static_cast<size_t>(num_features_);
+  const size_t group_slots = kLanes * num_slots();
+  // Whole groups of kLanes documents go through QuickScorer when the model
+  // allows it; the rest walk the trees.
+  size_t quick_docs = 0;
+  if (quick_.has_value()) {
+    static_assert(QuickScorerForest::kLanes == kLanes);
+    quick_docs = num_docs / kLanes * kLanes;
+    for (size_t first = 0; first < quick_docs; first += kLanes) {
+      double sum[kLanes];
+      double* target = out + first;
+      if (num_outputs_ == 1) std::copy_n(target, kLanes, sum);
+      quick_->AccumulateGroup(doubled + first / kLanes * group_slots,
+                              num_trees, num_outputs_, sum, target,
+                              out_stride);
+      if (num_outputs_ == 1) std::copy_n(sum, kLanes, target);
+    }
+  }
   for (size_t b = 0; b + 1 < tree_block_begin_.size(); ++b) {
     const int32_t begin = tree_block_begin_[b];
     if (begin >= num_trees) break;
     const int32_t end = std::min(tree_block_begin_[b + 1], num_trees);
-    size_t first = 0;
+    size_t first = quick_docs;
     while (first < num_docs) {
       // Whole groups of kLanes documents walk one tree per lane; a remainder
       // (and a small batch) splits into halves, quarters... of the lanes
       // walking 2, 4... trees at once, so no lane idles.
       const size_t left = num_docs - first;
       const size_t docs = left >= kLanes ? kLanes : std::bit_floor(left);
-      const int32_t* rows =
+      const uint32_t* rows =
           doubled + (first / kLanes) * group_slots + first % kLanes;
       double sum[kLanes];
       double* target = out + first;
       if (num_outputs_ == 1) std::copy_n(target, docs, sum);
       switch (docs) {
         case kLanes:
-          WalkGroup<kLanes>(rows, begin, end, sum, target, out_stride);
+          WalkGroup<kLanes>(rows, b, begin, end, sum, target, out_stride);
           break;
         case kLanes / 2:
-          WalkGroup<kLanes / 2>(rows, begin, end, sum, target, out_stride);
+          WalkGroup<kLanes / 2>(rows, b, begin, end, sum, target, out_stride);
           break;
         case kLanes / 4:
-          WalkGroup<kLanes / 4>(rows, begin, end, sum, target, out_stride);
+          WalkGroup<kLanes / 4>(rows, b, begin, end, sum, target, out_stride);
           break;
         default:
-          WalkGroup<kLanes / 8>(rows, begin, end, sum, target, out_stride);
+          WalkGroup<kLanes / 8>(rows, b, begin, end, sum, target, out_stride);
       }
       if (num_outputs_ == 1) std::copy_n(sum, docs, target);
       first += docs;
@@ -288,7 +349,7 @@ void ForestScorer::AccumulateTrees(const int32_t* doubled, size_t num_docs,
 
 void ForestScorer::RawScoresBlock(const float* rows, size_t num_docs,
                                   double* out, size_t out_stride,
-                                  int32_t num_trees, int32_t* scratch) const {
+                                  int32_t num_trees, uint32_t* scratch) const {
   for (int32_t k = 0; k < num_outputs_; ++k) {
     std::fill_n(out + static_cast<size_t>(k) * out_stride, num_docs,
                 base_score_[k]);
@@ -341,7 +402,7 @@ void ForestScorer::RawScores(absl::Span<const float> rows, size_t num_docs,
   CheckOrDie(out.size() >= num_docs * num_outputs_,
              "RawScores: out.size() < num_docs * num_outputs");
   const int32_t trees = ClampTrees(num_trees);
-  int32_t* scratch = Scratch(kBlockDocs * 2 * num_features_);
+  uint32_t* scratch = Scratch(kBlockDocs * num_slots());
   for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
     const size_t count = std::min(kBlockDocs, num_docs - begin);
     RawScoresBlock(rows.data() + begin * num_features_, count,
@@ -369,7 +430,7 @@ void ForestScorer::Score(absl::Span<const float> rows, size_t num_docs,
     heap_raw.resize(outputs);
     raw = heap_raw.data();
   }
-  int32_t* scratch = Scratch(kBlockDocs * 2 * num_features_);
+  uint32_t* scratch = Scratch(kBlockDocs * num_slots());
   for (size_t begin = 0; begin < num_docs; begin += block) {
     const size_t count = std::min(block, num_docs - begin);
     RawScoresBlock(rows.data() + begin * num_features_, count, raw, count,
@@ -393,7 +454,7 @@ std::vector<double> ForestScorer::ScoreColumns(const Dataset& data,
 #endif
   {
     std::vector<float> rows(kBlockDocs * num_features_, 0.0f);
-    std::vector<int32_t> scratch(kBlockDocs * 2 * num_features_);
+    std::vector<uint32_t> scratch(kBlockDocs * num_slots());
     std::vector<double> raw(transformed ? kBlockDocs * outputs : 0);
 #ifdef _OPENMP
 #pragma omp for schedule(static)

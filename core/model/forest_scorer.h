@@ -2,12 +2,14 @@
 #define PLRANK_CORE_MODEL_FOREST_SCORER_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/model/ensemble.h"
+#include "core/model/quick_scorer.h"
 
 namespace plrank {
 
@@ -26,6 +28,10 @@ class ForestScorer {
   int32_t num_features() const { return num_features_; }
   int32_t num_outputs() const { return num_outputs_; }
   int32_t num_trees() const { return static_cast<int32_t>(tree_roots_.size()); }
+  // True when groups of 8 documents are scored with QuickScorer (every tree
+  // has at most 32 leaves and the CPU has AVX2); scores are the same either
+  // way, bit for bit.
+  bool uses_quick_scorer() const { return quick_.has_value(); }
 
   // Raw per-output scores: out[k * num_docs + i]. `rows` is row-major
   // (num_docs x num_features). Uses the first `num_trees` trees (rounded to
@@ -52,19 +58,22 @@ class ForestScorer {
                                        int32_t num_trees = 0) const;
 
  private:
-  // 16 bytes, four to a cache line. A document goes to child[value >
-  // threshold] where value is its doubled row's slot (see PrepareRows), so
-  // missing values need no test in the walk. Values and thresholds are
-  // compared as order-preserving integer keys (OrderKey in the .cc): an
-  // integer compare and conditional move is the shortest dependency chain a
-  // step can have. Offsets are in bytes so a step needs no index arithmetic.
-  // Leaves are nodes too, whose children are themselves: a group of walks
-  // proceeds in lockstep for the tree's depth with no data-dependent branch.
+  // 8 bytes, eight to a cache line, so a 1000-tree x 31-leaf model (about
+  // 61K nodes) fits in L2. A document at a node moves to child +
+  // (threshold < value): the two children of a node are adjacent, left then
+  // right, so a step is a compare and an add-with-carry. `value` is the
+  // document's key in `slot` of its doubled row (see PrepareRows), so
+  // missing values need no test in the walk; values and thresholds are
+  // compared as order-preserving unsigned keys (OrderKey in the .cc). Leaves
+  // are nodes too, whose child is themselves and whose threshold no value
+  // exceeds: a group of walks proceeds in lockstep for the tree's depth with
+  // no data-dependent branch.
   struct Node {
-    int32_t threshold;     // OrderKey of the float threshold
-    uint32_t slot_offset;  // slot * kLanes * sizeof(int32_t)
-    uint32_t child[2];     // byte offsets into nodes_: left, right
+    uint32_t threshold;  // OrderKey of the float threshold; max for a leaf
+    uint16_t slot;       // doubled-row slot * kLanes * 4 / 8 (8-byte units)
+    uint16_t child;      // left child (right = child + 1), block-relative
   };
+  static_assert(sizeof(Node) == 8);
 
   // Independent tree walks in lockstep: enough to hide load latency, few
   // enough to keep their positions in registers. Also the number of
@@ -74,30 +83,32 @@ class ForestScorer {
 
   ForestScorer() = default;
 
-  // Copies `num_docs` rows (num_features_ floats each) into doubled rows of
-  // 2 * num_features_ order keys (see Node): slot f holds x_f with NaN -> -inf (default left
-  // goes left: -inf <= any finite threshold), slot num_features_ + f holds x_f
-  // with NaN -> +inf (default right). Thresholds are finite, so real
-  // infinities are routed the same way as before. Rows are interleaved in
-  // groups of kLanes documents: slot s of document i is at
-  // doubled[(i / kLanes) * kLanes * 2 * num_features_ + s * kLanes + i % kLanes].
-  void PrepareRows(const float* rows, size_t num_docs, int32_t* doubled) const;
+  // Copies `num_docs` rows into doubled rows of 2 * used_features_.size()
+  // order keys (see Node): slot j holds x_f, f = used_features_[j], with NaN
+  // -> -inf (default left goes left: -inf <= any finite threshold), slot
+  // used_features_.size() + j holds x_f with NaN -> +inf (default right).
+  // Thresholds are finite, so real infinities are routed as before. Rows
+  // are interleaved in groups of kLanes documents: slot s of document i is
+  // at doubled[(i / kLanes) * kLanes * num_slots() + s * kLanes + i % kLanes].
+  void PrepareRows(const float* rows, size_t num_docs, uint32_t* doubled) const;
+  size_t num_slots() const { return 2 * used_features_.size(); }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
   // doubled rows.
-  void AccumulateTrees(const int32_t* doubled, size_t num_docs, double* out,
+  void AccumulateTrees(const uint32_t* doubled, size_t num_docs, double* out,
                        size_t out_stride, int32_t num_trees) const;
-  // Adds trees [begin, end) for the kDocs doubled rows `rows`: to sum[d]
-  // when there is one output, else to out[(t % outputs) * out_stride + d].
-  // `group_rows` points at the first document's slot 0 in its interleaved
-  // group.
+  // Adds trees [begin, end) of tree block `block` for the kDocs doubled
+  // rows `rows`: to sum[d] when there is one output, else to
+  // out[(t % outputs) * out_stride + d]. `group_rows` points at the first
+  // document's slot 0 in its interleaved group.
   template <size_t kDocs>
-  void WalkGroup(const int32_t* group_rows, int32_t begin, int32_t end,
-                 double* sum, double* out, size_t out_stride) const;
+  void WalkGroup(const uint32_t* group_rows, size_t block, int32_t begin,
+                 int32_t end, double* sum, double* out,
+                 size_t out_stride) const;
   // Full raw scores of at most kBlockDocs rows: base score, trees, linear
   // part. `scratch` holds kBlockDocs doubled rows.
   void RawScoresBlock(const float* rows, size_t num_docs, double* out,
                       size_t out_stride, int32_t num_trees,
-                      int32_t* scratch) const;
+                      uint32_t* scratch) const;
   // Applies the transform to raw[k * raw_stride + i] -> out[i].
   void Transform(const double* raw, size_t raw_stride, size_t num_docs,
                  double* out) const;
@@ -110,16 +121,24 @@ class ForestScorer {
   int32_t num_outputs_ = 1;
   ScoreTransform transform_ = ScoreTransform::kIdentity;
   std::vector<double> base_score_;        // num_outputs_ entries
+  // Features some split tests, in increasing order: only they are copied
+  // into doubled rows.
+  std::vector<int32_t> used_features_;
   std::vector<Node> nodes_;                // all trees, leaves included
   std::vector<double> node_values_;        // leaf value per node (0 inside)
-  std::vector<uint32_t> tree_roots_;       // byte offset of each tree's root
+  // Trees [tree_block_begin_[b], tree_block_begin_[b + 1]) form block b, sized
+  // so a block's nodes stay in L1 while a block of documents walks them. Its
+  // nodes start at nodes_[block_node_begin_[b]]; indices in Node::child and
+  // tree_roots_ are relative to that.
+  std::vector<int32_t> tree_block_begin_;
+  std::vector<size_t> block_node_begin_;
+  std::vector<uint32_t> tree_roots_;       // block-relative index of each root
   std::vector<int32_t> tree_depths_;       // depth of each tree's deepest leaf
   std::vector<int32_t> tree_shallowest_leaf_;  // and of its shallowest leaf
-  std::vector<uint32_t> tree_first_leaf_;  // leaves are at byte offsets >= this
-  // Trees [tree_block_begin_[b], tree_block_begin_[b + 1]) form block b, sized
-  // so a block's nodes stay in L1 while a block of documents walks them.
-  std::vector<int32_t> tree_block_begin_;
   std::vector<double> linear_weights_;     // empty or num_features_
+  // Scores whole groups of kLanes documents when every tree has at most 32
+  // leaves and the CPU has AVX2; smaller groups walk the trees.
+  std::optional<QuickScorerForest> quick_;
 };
 
 }  // namespace plrank

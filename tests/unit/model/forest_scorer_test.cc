@@ -256,5 +256,53 @@ TEST(ForestScorerTest, RejectsInvalidModel) {
   EXPECT_FALSE(ForestScorer::Create(model).ok());
 }
 
+// QuickScorer path: trees of up to 32 leaves (32 = every mask bit), several
+// QuickScorer blocks (more than 8192 split nodes), single and multiple
+// outputs, batches that are and are not multiples of 8 (the remainder walks
+// the trees), NaN in both default directions, and num_trees prefixes that
+// end inside a block. Bit-identical to the reference in every case.
+TEST(ForestScorerTest, QuickScorerMatchesReference) {
+  std::mt19937_64 rng(2024);
+  const bool avx2 = __builtin_cpu_supports("avx2");
+  for (int32_t outputs : {1, 3}) {
+    const int32_t features = 11;
+    const int32_t iterations = outputs == 1 ? 700 : 120;
+    Ensemble model =
+        testing::RandomEnsemble(rng, iterations, 32, features, outputs);
+    // Make sure full 32-leaf trees are present.
+    model.trees[0] = testing::RandomTree(rng, 32, features);
+    model.trees.back() = testing::RandomTree(rng, 32, features);
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+    ASSERT_TRUE(scorer.ok()) << scorer.status();
+    EXPECT_EQ(scorer->uses_quick_scorer(), avx2);
+    for (size_t docs : {size_t{8}, size_t{29}, size_t{64}, size_t{203}}) {
+      std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.3);
+      std::vector<double> raw(docs * outputs);
+      for (int32_t requested : {0, 5 * outputs, 301 * outputs}) {
+        scorer->RawScores(rows, docs, absl::MakeSpan(raw), requested);
+        const size_t used =
+            requested > 0 ? std::min<size_t>(requested, model.trees.size())
+                          : model.trees.size();
+        for (size_t i = 0; i < docs; ++i) {
+          for (int32_t k = 0; k < outputs; ++k) {
+            ExpectBitwiseEqual(
+                testing::ReferenceRaw(model, &rows[i * features], k, used),
+                raw[k * docs + i], i);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ForestScorerTest, QuickScorerOnlyForTreesUpTo32Leaves) {
+  std::mt19937_64 rng(3);
+  Ensemble model = testing::RandomEnsemble(rng, 5, 8, 4);
+  model.trees[2] = testing::RandomTree(rng, 33, 4);
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok());
+  EXPECT_FALSE(scorer->uses_quick_scorer());
+}
+
 }  // namespace
 }  // namespace plrank
