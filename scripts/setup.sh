@@ -3,22 +3,29 @@
 # Idempotent and non-interactive; a no-op when everything is present.
 set -euo pipefail
 
+# PLRANK_SETUP_PROFILE=build installs only what compiling needs (the
+# container's build stage); the default, full, adds the test, benchmark and
+# deploy-check tools.
 packages=(
   build-essential cmake pkg-config curl
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc prometheus-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev openssl
   liblbfgs-dev
-  libxgboost-dev   # benchmark peer only
-  # Deploy checks and the Python client (README "Deploy"): promtool and a real
-  # Prometheus, Debian's python3 with gRPC/protobuf/pytest/yaml.
-  prometheus python3 python3-grpcio python3-protobuf python3-pytest python3-yaml
 )
-# Manifest rendering and schema validation need kubectl (kustomize) and
-# node/npm; use whatever the machine has, else Debian's packages.
-command -v kubectl >/dev/null || packages+=(kubernetes-client)
-command -v node >/dev/null || packages+=(nodejs)
-command -v npm >/dev/null || packages+=(npm)
+if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
+  packages+=(
+    libxgboost-dev   # benchmark peer only
+    # Deploy checks and the Python client (README "Deploy"): promtool and a
+    # real Prometheus, Debian's python3 with gRPC/protobuf/pytest/yaml.
+    prometheus python3 python3-grpcio python3-protobuf python3-pytest python3-yaml
+  )
+  # Manifest rendering and schema validation need kubectl (kustomize) and
+  # node/npm; use whatever the machine has, else Debian's packages.
+  command -v kubectl >/dev/null || packages+=(kubernetes-client)
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

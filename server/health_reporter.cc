@@ -12,6 +12,7 @@ HealthReporter::HealthReporter(grpc::HealthCheckServiceInterface* health)
     : health_(health) {
   health_->SetServingStatus("", false);
   health_->SetServingStatus(kRankerServiceName, false);
+  health_->SetServingStatus(kLivenessServiceName, true);
 }
 
 void HealthReporter::Update(const ServingSnapshot& snapshot) {

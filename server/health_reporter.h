@@ -14,9 +14,14 @@ namespace plrank::server {
 //   ""                          SERVING when at least one model has an
 //   "plrank.v1.Ranker"          available version, else NOT_SERVING
 //   "plrank.v1.Ranker/<model>"  SERVING when <model> has an available version
+//   "plrank.liveness"           SERVING from start until shutdown begins,
+//                               whether or not a model is loaded: for
+//                               liveness probes, which must not restart a
+//                               pod that merely waits for its first model
 // A model that disappears from the repository stays NOT_SERVING (gRPC cannot
 // unregister a name). After Shutdown() everything is NOT_SERVING for good.
 inline constexpr char kRankerServiceName[] = "plrank.v1.Ranker";
+inline constexpr char kLivenessServiceName[] = "plrank.liveness";
 
 std::string ModelHealthServiceName(const std::string& model);
 

@@ -23,6 +23,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "prometheus/exposer.h"
 #include "server/health_reporter.h"
+#include "server/process_metrics.h"
 #include "server/ranker_service.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
@@ -121,6 +122,7 @@ absl::Status RunServer(const ServerOptions& options) {
   if (!credentials.ok()) return credentials.status();
 
   ServerMetrics metrics(PLRANK_VERSION);
+  auto process_metrics = std::make_shared<ProcessMetrics>();
   std::unique_ptr<prometheus::Exposer> exposer;
   if (options.metrics_port >= 0) {
     const std::string address = HostPort(options.host, options.metrics_port);
@@ -131,6 +133,7 @@ absl::Status RunServer(const ServerOptions& options) {
           absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
     }
     exposer->RegisterCollectable(metrics.registry());
+    exposer->RegisterCollectable(process_metrics);
   }
 
   VersionManager manager({options.model_base_path, options.model_config_file,

@@ -344,6 +344,22 @@ TEST_F(ServerApiTest, ExposesPrometheusMetrics) {
   EXPECT_THAT(metrics, HasSubstr("plrank_build_info{version=\""));
   EXPECT_THAT(metrics, HasSubstr("# TYPE plrank_request_duration_seconds "
                                  "histogram"));
+  // Process metrics, read from /proc/self at scrape time.
+  EXPECT_THAT(metrics, HasSubstr("# TYPE process_cpu_seconds_total counter"));
+  EXPECT_GE(MetricValue(metrics, "process_cpu_seconds_total").value_or(-1), 0);
+  EXPECT_GT(MetricValue(metrics, "process_resident_memory_bytes").value_or(-1),
+            1 << 20);
+  EXPECT_GT(MetricValue(metrics, "process_virtual_memory_bytes").value_or(-1),
+            MetricValue(metrics, "process_resident_memory_bytes").value_or(0));
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  const double started =
+      MetricValue(metrics, "process_start_time_seconds").value_or(-1);
+  EXPECT_GT(started, now - 600);
+  EXPECT_LE(started, now + 5);
+  EXPECT_GE(MetricValue(metrics, "process_open_fds").value_or(-1), 3);
+  EXPECT_GT(MetricValue(metrics, "process_max_fds").value_or(-1), 3);
 }
 
 }  // namespace

@@ -148,6 +148,8 @@ TEST(ServerLifecycleTest, HealthFollowsModelAvailability) {
   EXPECT_EQ(HealthCheck(server.channel(), "plrank.v1.Ranker"), kNotServing);
   EXPECT_EQ(HealthCheck(server.channel(), "plrank.v1.Ranker/web"),
             -static_cast<int>(grpc::StatusCode::NOT_FOUND));
+  // Alive while waiting for a first model: liveness probes must not restart.
+  EXPECT_EQ(HealthCheck(server.channel(), "plrank.liveness"), kServing);
   EXPECT_EQ(RankVersion(server, Request("web", 2)),
             -static_cast<int64_t>(grpc::StatusCode::NOT_FOUND));
 

@@ -1,0 +1,252 @@
+"""plrank-client-py: the Python twin of the C++ plrank-client.
+
+    python3 -m plrank_client --target=HOST:PORT --model=NAME
+        [--version=N | --label=L] rank|evaluate|status|list|reload [--data=FILE]
+
+Same flags and the same output as clients/cpp (README there), except the
+LETOR reader options the small Python reader does not offer
+(--duplicate_features, --allow_noncontiguous_queries, LightGBM .query files).
+The one line that differs by design is rank's timing line. Exit status: 0 ok,
+1 a call (or reading the data) failed, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import List, Optional, Sequence, TextIO
+
+import grpc
+
+from .client import RankerClient
+from .errors import InvalidArgumentError, PlrankError, error_for_code
+from .formatting import (format_model_list, format_model_status, format_score)
+from .letor import LetorError, LetorFile, read_letor
+
+PROGRAM = "plrank-client-py"
+COMMANDS = ("rank", "evaluate", "status", "list", "reload")
+_BOOL_FLAGS = ("per_query",)
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would exit itself
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROGRAM, allow_abbrev=False,
+                description="Client of a running plrank-server.",
+                epilog="commands: rank (--data, --top, --scores_out), evaluate "
+                       "(--data, --eval_at, --per_query), status, list, reload")
+    p.add_argument("command", help="one of " + ", ".join(COMMANDS))
+    p.add_argument("--target", default="", help="server address, HOST:PORT")
+    p.add_argument("--model", default="", help="model name (rank, evaluate, status)")
+    p.add_argument("--version", "--model_version", dest="version", type=int,
+                   default=0, help="pin this model version (0 = not pinned)")
+    p.add_argument("--label", default="",
+                   help="use the version with this label (ignored with --version)")
+    p.add_argument("--data", default="", help="LETOR file (rank, evaluate)")
+    p.add_argument("--num_features", type=int, default=0,
+                   help="feature count of --data (0 = the served model's)")
+    p.add_argument("--top", type=int, default=5,
+                   help="rank: documents printed per query")
+    p.add_argument("--scores_out", default="",
+                   help="rank: write one score per input line, in input order")
+    p.add_argument("--eval_at", default="1,3,5,10", help="evaluate: NDCG cut-offs")
+    p.add_argument("--per_query", action="store_true",
+                   help="evaluate: also print per-query metrics")
+    p.add_argument("--noper_query", dest="per_query", action="store_false",
+                   help=argparse.SUPPRESS)
+    p.add_argument("--empty_query_ndcg", default="one", choices=("one", "skip", "zero"),
+                   help="evaluate: NDCG/MAP of a query without relevant "
+                        "documents: one (default) or skip")
+    p.add_argument("--deadline_seconds", type=float, default=30.0,
+                   help="deadline of each call")
+    p.add_argument("--evaluate_deadline_seconds", type=float, default=600.0,
+                   help="deadline of a whole evaluate call")
+    p.add_argument("--tls_root_cert", default="",
+                   help="PEM root certificates: connect with TLS")
+    p.add_argument("--tls_cert", default="", help="PEM client certificate (mTLS)")
+    p.add_argument("--tls_key", default="", help="PEM client private key")
+    return p
+
+
+def _absl_bools(argv: Sequence[str]) -> List[str]:
+    """--per_query=true/false (absl spelling) -> --per_query / --noper_query."""
+    out = []
+    for arg in argv:
+        name, _, value = arg.lstrip("-").partition("=")
+        if arg.startswith("-") and name in _BOOL_FLAGS and "=" in arg:
+            truth = value.lower()
+            if truth not in ("true", "false", "1", "0", "yes", "no", "t", "f", "y", "n"):
+                raise UsageError(f"--{name}: '{value}' is not a boolean")
+            arg = f"--{'' if truth in ('true', '1', 'yes', 't', 'y') else 'no'}{name}"
+        out.append(arg)
+    return out
+
+
+def _cutoffs(text: str) -> List[int]:
+    cutoffs = []
+    for part in filter(None, text.split(",")):
+        if not part.isdigit() or int(part) == 0:
+            raise UsageError(f"--eval_at: '{part}' is not a positive integer")
+        cutoffs.append(int(part))
+    return cutoffs
+
+
+def _read_data_for_model(client: RankerClient, args) -> LetorFile:
+    """Reads --data at the served model's width, as the C++ client does."""
+    if not args.data:
+        raise InvalidArgumentError("--data=FILE (a LETOR file) is required")
+    width = args.num_features
+    if width == 0:
+        version = client.status(args.model).resolve(args.version, args.label)
+        width = version.metadata.num_features if version.metadata else 0
+        if width <= 0:
+            raise error_for_code(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"the server reports no feature count for model {args.model} "
+                f"version {version.version}; pass --num_features")
+    try:
+        return read_letor(args.data, width)
+    except LetorError as error:
+        raise InvalidArgumentError(str(error)) from None
+
+
+def _write_scores(path: str, scores: List[float]) -> None:
+    temp = path + ".tmp"
+    with open(temp, "w", encoding="ascii") as file:
+        file.write("".join(format_score(s) + "\n" for s in scores))
+    os.replace(temp, path)
+
+
+def run_rank(client: RankerClient, args, out: TextIO) -> None:
+    data = _read_data_for_model(client, args)
+    want_scores = bool(args.scores_out)
+    # Every document's score is needed only for --scores_out.
+    top_k = 0 if want_scores else args.top
+    scores: List[float] = []
+    start = time.monotonic()
+    for query in data.queries:
+        try:
+            result = client.rank(args.model, query.query_id, query.rows,
+                                 version=args.version or None,
+                                 label=args.label or None, top_k=top_k,
+                                 ids=query.ids)
+        except PlrankError as error:
+            raise error_for_code(error.code,
+                                 f"query {query.query_id}: {error.details}") from None
+        count = len(query.rows)
+        if want_scores:
+            ordered = result.scores_in_request_order(count)
+            if None in ordered or len(result.documents) != count:
+                raise error_for_code(
+                    grpc.StatusCode.INTERNAL,
+                    f"query {query.query_id}: the server returned "
+                    f"{len(result.documents)} of {count} documents")
+            scores.extend(ordered)
+        out.write(f"query {query.query_id}: {count} documents "
+                  f"({result.model_name} v{result.model_version})\n")
+        for document in result.documents[:args.top]:
+            label = query.labels[min(document.request_index, count - 1)]
+            out.write(f"  {document.rank:3d}  id {document.id:<8} score "
+                      f"{document.score:12.6f}  label {label}\n")
+    out.write(f"ranked {len(data.queries)} queries, {data.num_documents} "
+              f"documents in {time.monotonic() - start:.3f} s\n")
+    if want_scores:
+        _write_scores(args.scores_out, scores)
+        out.write(f"wrote {len(scores)} scores to {args.scores_out}\n")
+
+
+def run_evaluate(client: RankerClient, args, out: TextIO) -> None:
+    data = _read_data_for_model(client, args)
+    result = client.evaluate(
+        args.model,
+        [(q.query_id, q.rows, q.labels) for q in data.queries],
+        ks=args.cutoffs, per_query=args.per_query,
+        skip_empty_queries=args.empty_query_ndcg == "skip",
+        version=args.version or None, label=args.label or None)
+    out.write(f"{args.data}: {result.query_count} queries, "
+              f"{result.document_count} documents "
+              f"({result.model_name} v{result.model_version})\n")
+    out.write(f"{'metric':<10} {'value':>10}\n")
+    for name, value in result.metrics.items():
+        out.write(f"{name:<10} {value:10.6f}\n")
+    for query in result.per_query:
+        values = " ".join(f"{n}={v:.6f}" for n, v in query.metrics.items())
+        out.write(f"query {query.query_id}: {values}\n")
+
+
+def run_reload(client: RankerClient, out: TextIO) -> None:
+    result = client.reload()
+    out.write(f"reloaded: {result.loaded} loaded, {result.failed} failed, "
+              f"{result.unloaded} unloaded\n")
+    for model in result.models:
+        out.write(format_model_status(model))
+
+
+def _validated(argv: Sequence[str]):
+    args = _parser().parse_args(_absl_bools(argv))
+    if args.command not in COMMANDS:
+        raise UsageError(f"unknown command '{args.command}' "
+                         f"(one of {', '.join(COMMANDS)})")
+    if args.command in ("rank", "evaluate", "status") and not args.model:
+        raise UsageError("--model=NAME is required")
+    if args.version < 0:
+        raise UsageError("--version must be a positive integer")
+    if args.top < 0:
+        raise UsageError("--top must be >= 0")
+    if args.num_features < 0:
+        raise UsageError("--num_features must be >= 0")
+    if args.empty_query_ndcg == "zero":
+        raise UsageError("--empty_query_ndcg=zero is not offered by the server; "
+                         "use one or skip")
+    args.cutoffs = _cutoffs(args.eval_at)
+    if not args.target:
+        raise UsageError("--target=HOST:PORT is required")
+    if not (args.deadline_seconds > 0 and args.evaluate_deadline_seconds > 0):
+        raise UsageError("deadlines must be positive")
+    return args
+
+
+def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout) -> int:
+    try:
+        args = _validated(sys.argv[1:] if argv is None else argv)
+        client = RankerClient(
+            args.target, timeout=args.deadline_seconds,
+            evaluate_timeout=args.evaluate_deadline_seconds,
+            tls_root_cert_file=args.tls_root_cert or None,
+            tls_cert_file=args.tls_cert or None, tls_key_file=args.tls_key or None)
+    except (UsageError, ValueError, OSError) as error:
+        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        with client:
+            if args.command == "rank":
+                run_rank(client, args, out)
+            elif args.command == "evaluate":
+                run_evaluate(client, args, out)
+            elif args.command == "status":
+                out.write(format_model_status(client.status(args.model)))
+            elif args.command == "list":
+                out.write(format_model_list(client.list_models()))
+            else:
+                run_reload(client, out)
+    except PlrankError as error:
+        # Keep the server's message; say which server and what the code means.
+        details = f": {error.details}" if error.details else ""
+        print(f"{PROGRAM}: error: {args.command} ({args.target}): "
+              f"{error.code_name}{details}", file=sys.stderr)
+        return 1
+    except OSError as error:  # e.g. --scores_out not writable
+        print(f"{PROGRAM}: error: {args.command} ({args.target}): {error}",
+              file=sys.stderr)
+        return 1
+    out.flush()
+    return 0

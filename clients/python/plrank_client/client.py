@@ -1,0 +1,224 @@
+"""RankerClient: a synchronous client of the plrank.v1.Ranker gRPC API."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Iterable, Iterator, List, Optional, Sequence
+
+import grpc
+
+from ._stubs import ranker_pb2, ranker_pb2_grpc
+from .documents import fill_documents
+from .errors import from_rpc_error
+from .types import (EvaluateResult, LabelledQuery, ModelStatus, RankResult,
+                    ReloadResult, evaluate_result, model_status, rank_result,
+                    reload_result)
+
+# Evaluate sends one unary request up to this many queries and bytes, and
+# otherwise streams messages of about EVALUATE_MESSAGE_BYTES (whole queries
+# each), like the C++ client: half of gRPC's default 4 MiB message limit.
+EVALUATE_UNARY_MAX_QUERIES = 256
+EVALUATE_MESSAGE_BYTES = 2 << 20
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        data = file.read()
+    if not data:
+        raise ValueError(f"{path}: the PEM file is empty")
+    return data
+
+
+def _positive(name: str, value: float) -> float:
+    if not (value > 0):  # also rejects NaN
+        raise ValueError(f"{name} must be positive seconds, got {value!r}")
+    return float(value)
+
+
+class RankerClient:
+    """Client of one plrank-server.
+
+    RankerClient(target, *, timeout=10.0, evaluate_timeout=600.0,
+                 tls_root_cert_file=None, tls_cert_file=None, tls_key_file=None,
+                 credentials=None, channel_options=(),
+                 max_receive_message_bytes=64 MiB)
+
+    `target` is "host:port" (any gRPC target). Plaintext unless
+    `tls_root_cert_file` (PEM roots: TLS) or `credentials` (any
+    grpc.ChannelCredentials) is given; `tls_cert_file` + `tls_key_file` add
+    a client certificate for servers started with --tls_ca_file (mTLS).
+    `timeout` is the default deadline of each call in seconds,
+    `evaluate_timeout` that of a whole evaluate(); every method takes
+    `timeout=` to override it. The connection is made lazily; calls are
+    thread-safe. Failed calls raise a PlrankError subclass (errors.py).
+    Use as a context manager, or call close().
+    """
+
+    def __init__(self, target: str, *, timeout: float = 10.0,
+                 evaluate_timeout: float = 600.0,
+                 tls_root_cert_file: Optional[str] = None,
+                 tls_cert_file: Optional[str] = None,
+                 tls_key_file: Optional[str] = None,
+                 credentials: Optional[grpc.ChannelCredentials] = None,
+                 channel_options: Sequence[tuple] = (),
+                 max_receive_message_bytes: int = 64 << 20):
+        if not target:
+            raise ValueError("the server target (host:port) is empty")
+        self.target = target
+        self.timeout = _positive("timeout", timeout)
+        self.evaluate_timeout = _positive("evaluate_timeout", evaluate_timeout)
+        if bool(tls_cert_file) != bool(tls_key_file):
+            raise ValueError("a TLS client certificate and key go together "
+                             "(set both or neither)")
+        if tls_cert_file and not tls_root_cert_file and credentials is None:
+            raise ValueError("a TLS client certificate needs the TLS root "
+                             "certificates too")
+        if credentials is None and tls_root_cert_file:
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=_read(tls_root_cert_file),
+                private_key=_read(tls_key_file) if tls_key_file else None,
+                certificate_chain=_read(tls_cert_file) if tls_cert_file else None)
+        options = [("grpc.max_receive_message_length", max_receive_message_bytes),
+                   *channel_options]
+        if credentials is None:
+            self._channel = grpc.insecure_channel(target, options=options)
+        else:
+            self._channel = grpc.secure_channel(target, credentials, options=options)
+        self._stub = ranker_pb2_grpc.RankerStub(self._channel)
+
+    # -- lifecycle ---------------------------------------------------------
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> "RankerClient":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    @property
+    def stub(self) -> ranker_pb2_grpc.RankerStub:
+        """The generated stub, for raw protobuf calls."""
+        return self._stub
+
+    # -- helpers -----------------------------------------------------------
+    def _call(self, method: str, request: Any, timeout: Optional[float]):
+        deadline = self.timeout if timeout is None else _positive("timeout", timeout)
+        try:
+            return getattr(self._stub, method)(request, timeout=deadline)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error, method=method, target=self.target) from None
+
+    @staticmethod
+    def model_spec(model: str, version: Optional[int] = None,
+                   label: Optional[str] = None):
+        """plrank.v1.ModelSpec: version pins (wins over label); neither = default."""
+        if not model:
+            raise ValueError("the model name is empty")
+        if version is not None and (isinstance(version, bool) or
+                                    not isinstance(version, int) or version <= 0):
+            raise ValueError(f"version must be a positive integer, got {version!r}")
+        return ranker_pb2.ModelSpec(name=model, version=version or 0,
+                                    version_label=label or "")
+
+    # -- calls -------------------------------------------------------------
+    def rank(self, model: str, query_id: str, documents: Iterable[Any], *,
+             version: Optional[int] = None, label: Optional[str] = None,
+             top_k: Optional[int] = None, ids: Optional[Sequence[str]] = None,
+             timeout: Optional[float] = None) -> RankResult:
+        """Scores one query's documents; result sorted best first.
+
+        documents: see documents.py (dense sequences, sparse dicts or
+        Document messages); ids default to "0", "1", ... . top_k: return
+        only the best k (None or 0 = all).
+        """
+        if top_k is not None and (isinstance(top_k, bool) or top_k < 0):
+            raise ValueError(f"top_k must be >= 0, got {top_k!r}")
+        request = ranker_pb2.RankRequest(
+            model_spec=self.model_spec(model, version, label),
+            query_id=str(query_id), top_k=top_k or 0)
+        fill_documents(documents, request.documents, ids)
+        return rank_result(self._call("Rank", request, timeout))
+
+    def rank_request(self, request, *, timeout: Optional[float] = None):
+        """Sends a prepared plrank.v1.RankRequest; returns the raw response."""
+        return self._call("Rank", request, timeout)
+
+    def evaluate(self, model: str, queries: Iterable[Any], *,
+                 ks: Optional[Sequence[int]] = None, per_query: bool = False,
+                 skip_empty_queries: bool = False,
+                 version: Optional[int] = None, label: Optional[str] = None,
+                 timeout: Optional[float] = None) -> EvaluateResult:
+        """Ranking metrics of the model on labelled queries.
+
+        queries: LabelledQuery(query_id, documents, labels), equivalent
+        (query_id, documents, labels) tuples, or plrank.v1.LabelledQuery
+        messages. ks: NDCG cut-offs (None = the server's 1, 3, 5, 10).
+        skip_empty_queries: leave queries without relevant documents out of
+        the means (default: their NDCG/MAP count as 1). Small sets go in one
+        Evaluate request, large ones as an EvaluateStream of ~2 MiB messages.
+        """
+        header = ranker_pb2.EvaluateRequest(
+            model_spec=self.model_spec(model, version, label),
+            ndcg_at=list(ks or []), per_query=bool(per_query),
+            skip_empty_queries=bool(skip_empty_queries))
+        messages = [_labelled_query(q, i) for i, q in enumerate(queries)]
+        if not messages:
+            raise ValueError("evaluate needs at least one query")
+        sizes = [m.ByteSize() for m in messages]
+        deadline = self.evaluate_timeout if timeout is None else timeout
+        if (len(messages) <= EVALUATE_UNARY_MAX_QUERIES and
+                sum(sizes) <= EVALUATE_MESSAGE_BYTES):
+            header.queries.extend(messages)
+            return evaluate_result(self._call("Evaluate", header, deadline))
+        stream = _evaluate_stream(header, messages, sizes)
+        return evaluate_result(self._call("EvaluateStream", stream, deadline))
+
+    def status(self, model: str, *, timeout: Optional[float] = None) -> ModelStatus:
+        """Versions of `model` with their state, labels and metadata."""
+        response = self._call("GetModelStatus",
+                              ranker_pb2.GetModelStatusRequest(name=model), timeout)
+        return model_status(response.status)
+
+    def list_models(self, *, timeout: Optional[float] = None) -> List[ModelStatus]:
+        response = self._call("ListModels", ranker_pb2.ListModelsRequest(), timeout)
+        return [model_status(m) for m in response.models]
+
+    def reload(self, *, timeout: Optional[float] = None) -> ReloadResult:
+        """Rescans the model repository now; returns when the scan is done."""
+        response = self._call("ReloadModels", ranker_pb2.ReloadModelsRequest(),
+                              timeout)
+        return reload_result(response)
+
+
+def _labelled_query(query: Any, position: int):
+    if isinstance(query, ranker_pb2.LabelledQuery):
+        return query
+    if isinstance(query, LabelledQuery):
+        query_id, documents, labels = query.query_id, query.documents, query.labels
+    else:
+        try:
+            query_id, documents, labels = query
+        except (TypeError, ValueError):
+            raise TypeError(f"query {position}: expected LabelledQuery or "
+                            "(query_id, documents, labels)") from None
+    message = ranker_pb2.LabelledQuery(query_id=str(query_id))
+    fill_documents(documents, message.documents)
+    try:
+        message.labels.extend(operator.index(label) for label in labels)
+    except TypeError:
+        raise TypeError(f"query {query_id}: labels must be integers") from None
+    return message
+
+
+def _evaluate_stream(header, messages, sizes) -> Iterator[Any]:
+    """Header options in the first message only; whole queries per message."""
+    request, request_bytes = header, 0
+    for message, size in zip(messages, sizes):
+        if request.queries and request_bytes + size > EVALUATE_MESSAGE_BYTES:
+            yield request
+            request, request_bytes = ranker_pb2.EvaluateRequest(), 0
+        request.queries.append(message)
+        request_bytes += size
+    if request.queries:
+        yield request

@@ -1,0 +1,128 @@
+"""python3 -m plrank_client prints what the C++ plrank-client prints."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import parse_metrics
+
+# The one line that differs by design: wall time of the rank command.
+_TIMING = re.compile(r"^(ranked \d+ queries, \d+ documents in )[\d.]+ s$", re.M)
+
+
+def run_cli(command, args):
+    result = subprocess.run(command + args, capture_output=True, text=True,
+                            timeout=60)
+    return result.returncode, _TIMING.sub(r"\1T s", result.stdout), result.stderr
+
+
+def python_cli(env):
+    return [sys.executable, "-m", "plrank_client", f"--target={env.target}"]
+
+
+def cpp_cli(env):
+    return [env.binary("plrank-client"), f"--target={env.target}"]
+
+
+def both(env, args):
+    py = run_cli(python_cli(env), args)
+    cc = run_cli(cpp_cli(env), args)
+    return py, cc
+
+
+@pytest.mark.parametrize("args", [
+    ["--model=demo", "status"],
+    ["list"],
+    ["reload"],
+    ["--model=demo", "rank", "--top=3"],
+    ["--model=demo", "--version=1", "rank", "--top=0"],
+    ["--model=demo", "--label=stable", "evaluate"],
+    ["--model=demo", "evaluate", "--eval_at=2,4", "--per_query",
+     "--empty_query_ndcg=skip"],
+], ids=lambda args: " ".join(args))
+def test_output_equals_cpp_client(env, args):
+    if "rank" in args or "evaluate" in args:
+        args = args + [f"--data={env.data}"]
+    (py_rc, py_out, py_err), (cc_rc, cc_out, cc_err) = both(env, args)
+    assert cc_rc == 0, cc_err
+    assert py_rc == 0, py_err
+    assert py_out == cc_out
+    assert py_out.strip()
+
+
+def test_rank_scores_out_is_byte_identical(env, tmp_path):
+    for version in (1, 2):
+        py_file, cc_file = tmp_path / f"py{version}", tmp_path / f"cc{version}"
+        py = run_cli(python_cli(env), ["--model=demo", f"--version={version}", "rank",
+                                       f"--data={env.data}", f"--scores_out={py_file}"])
+        cc = run_cli(cpp_cli(env), ["--model=demo", f"--version={version}", "rank",
+                                    f"--data={env.data}", f"--scores_out={cc_file}"])
+        assert py[0] == 0 and cc[0] == 0, py[2] + cc[2]
+        assert py[1].replace(str(py_file), "F") == cc[1].replace(str(cc_file), "F")
+        expected = env.eval_scores[version].read_bytes()
+        assert py_file.read_bytes() == cc_file.read_bytes() == expected
+
+
+def test_evaluate_prints_plrank_eval_metrics(env):
+    rc, out, err = run_cli(python_cli(env), ["--model=demo", "--version=2",
+                                             "evaluate", f"--data={env.data}"])
+    assert rc == 0, err
+    assert parse_metrics(out) == env.eval_metrics[2]
+
+
+@pytest.mark.parametrize("args", [
+    ["--model=nope", "status"],
+    ["--model=demo", "--label=gone", "rank"],
+    ["--model=demo", "--version=3", "evaluate"],
+], ids=lambda args: " ".join(args))
+def test_errors_equal_cpp_client(env, args):
+    args = args + [f"--data={env.data}"]
+    (py_rc, py_out, py_err), (cc_rc, _, cc_err) = both(env, args)
+    assert py_rc == cc_rc == 1
+    assert py_out == ""
+    py_message = py_err.strip().split(": error: ", 1)
+    cc_message = cc_err.strip().split(": error: ", 1)
+    assert py_message[0] == "plrank-client-py"
+    assert py_message[1] == cc_message[1]
+
+
+def test_bad_data_file_names_file_and_line(env, tmp_path):
+    bad = tmp_path / "bad.txt"
+    lines = env.data.read_text().splitlines()
+    lines[4] += " 3:abc"
+    bad.write_text("\n".join(lines) + "\n")
+    rc, out, err = run_cli(python_cli(env), ["--model=demo", "rank", f"--data={bad}"])
+    assert rc == 1
+    assert f"INVALID_ARGUMENT: {bad}:5: " in err
+    # Wider than the served model: refused with the line, like the C++ client.
+    wide = tmp_path / "wide.txt"
+    wide.write_text("1 qid:1 1:0.5 9:1\n")
+    rc, _, err = run_cli(python_cli(env), ["--model=demo", "rank", f"--data={wide}"])
+    assert rc == 1 and f"{wide}:1: feature index 9 above --num_features=8" in err
+
+
+@pytest.mark.parametrize("args", [
+    ["status"],                               # no --model
+    ["--model=demo", "frobnicate"],           # unknown command
+    ["--model=demo", "evaluate", "--eval_at=0"],
+    ["--model=demo", "evaluate", "--empty_query_ndcg=zero"],
+    ["--model=demo", "--version=-1", "status"],
+], ids=lambda args: " ".join(args))
+def test_usage_errors_exit_2(env, args):
+    rc, _, err = run_cli(python_cli(env), args)
+    assert rc == 2
+    assert err.startswith("plrank-client-py: error: ")
+
+
+def test_wrapper_script(env):
+    wrapper = env.bin_dir / "plrank-client-py"
+    if not wrapper.exists():
+        pytest.skip(f"{wrapper} not built (CMake generates it)")
+    rc, out, err = run_cli([str(wrapper), f"--target={env.target}"],
+                           ["--model=demo", "status"])
+    assert rc == 0, err
+    assert out == run_cli(cpp_cli(env), ["--model=demo", "status"])[1]

@@ -1,0 +1,123 @@
+#include "server/process_metrics.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "prometheus/client_metric.h"
+
+namespace plrank::server {
+namespace {
+
+std::optional<std::string> ReadFile(const char* path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+prometheus::MetricFamily Family(const char* name, const char* help,
+                                prometheus::MetricType type, double value) {
+  prometheus::MetricFamily family;
+  family.name = name;
+  family.help = help;
+  family.type = type;
+  prometheus::ClientMetric metric;
+  if (type == prometheus::MetricType::Counter) {
+    metric.counter.value = value;
+  } else {
+    metric.gauge.value = value;
+  }
+  family.metric.push_back(metric);
+  return family;
+}
+
+// Seconds since boot at which the system booted, from /proc/stat's btime.
+std::optional<double> BootTime() {
+  const std::optional<std::string> stat = ReadFile("/proc/stat");
+  if (!stat) return std::nullopt;
+  for (absl::string_view line : absl::StrSplit(*stat, '\n')) {
+    if (absl::ConsumePrefix(&line, "btime ")) {
+      double seconds = 0;
+      if (absl::SimpleAtod(line, &seconds)) return seconds;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
+  using prometheus::MetricType;
+  std::vector<prometheus::MetricFamily> families;
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+  // /proc/self/stat: fields after the parenthesised command name, which may
+  // itself contain spaces; utime is field 14, stime 15, starttime 22, vsize
+  // 23, rss 24 (1-based over the whole line).
+  if (std::optional<std::string> stat = ReadFile("/proc/self/stat")) {
+    const size_t close = stat->rfind(')');
+    if (close != std::string::npos) {
+      std::vector<absl::string_view> fields = absl::StrSplit(
+          absl::string_view(*stat).substr(close + 1), ' ', absl::SkipEmpty());
+      // fields[0] is field 3 (state).
+      auto field = [&](size_t number, double* value) {
+        return number - 3 < fields.size() &&
+               absl::SimpleAtod(fields[number - 3], value);
+      };
+      double utime = 0, stime = 0, start = 0, vsize = 0, rss = 0;
+      if (field(14, &utime) && field(15, &stime) && ticks > 0) {
+        families.push_back(Family("process_cpu_seconds_total",
+                                  "Total user and system CPU time spent in seconds.",
+                                  MetricType::Counter, (utime + stime) / ticks));
+      }
+      if (field(24, &rss) && page > 0) {
+        families.push_back(Family("process_resident_memory_bytes",
+                                  "Resident memory size in bytes.",
+                                  MetricType::Gauge, rss * page));
+      }
+      if (field(23, &vsize)) {
+        families.push_back(Family("process_virtual_memory_bytes",
+                                  "Virtual memory size in bytes.",
+                                  MetricType::Gauge, vsize));
+      }
+      const std::optional<double> boot = BootTime();
+      if (field(22, &start) && boot && ticks > 0) {
+        families.push_back(Family(
+            "process_start_time_seconds",
+            "Start time of the process since unix epoch in seconds.",
+            MetricType::Gauge, *boot + start / ticks));
+      }
+    }
+  }
+  std::error_code error;
+  size_t open_fds = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/fd", error), end;
+       !error && it != end; it.increment(error)) {
+    ++open_fds;
+  }
+  if (!error) {
+    families.push_back(Family("process_open_fds",
+                              "Number of open file descriptors.",
+                              MetricType::Gauge, static_cast<double>(open_fds)));
+  }
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    families.push_back(Family("process_max_fds",
+                              "Maximum number of open file descriptors.",
+                              MetricType::Gauge,
+                              static_cast<double>(limit.rlim_cur)));
+  }
+  return families;
+}
+
+}  // namespace plrank::server
