@@ -49,7 +49,7 @@ inline uint64_t NextNode(uint64_t child, uint32_t threshold, uint32_t value) {
   asm("cmpl %[value], %[threshold]\n\t"
       "adcq $0, %[child]"
       : [child] "+r"(child)
-      : [value] "r"(value), [threshold] "r"(threshold)
+      : [value] "r"(value), [threshold] "rm"(threshold)
       : "cc");
   return child;
 #else
@@ -318,21 +318,6 @@ void ForestScorer::AccumulateTrees(const uint32_t* doubled, size_t num_docs,
     const int32_t end = std::min(tree_block_begin_[b + 1], num_trees);
     size_t first = quick_docs;
     if (first >= num_docs) break;
-    // Ask for the next block's nodes in L2 while this one is walked: a small
-    // batch uses each block only briefly, so a model larger than L2 would
-    // otherwise be walked at memory latency.
-    if (b + 2 < tree_block_begin_.size()) {
-      const char* next = reinterpret_cast<const char*>(
-          nodes_.data() + block_node_begin_[b + 1]);
-      const size_t next_bytes =
-          ((b + 2 < block_node_begin_.size() ? block_node_begin_[b + 2]
-                                             : nodes_.size()) -
-           block_node_begin_[b + 1]) *
-          sizeof(Node);
-      for (size_t offset = 0; offset < next_bytes; offset += 64) {
-        __builtin_prefetch(next + offset, 0, 2);
-      }
-    }
     while (first < num_docs) {
       // Whole groups of kLanes documents walk one tree per lane; a remainder
       // (and a small batch) splits into halves, quarters... of the lanes
