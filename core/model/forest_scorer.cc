@@ -13,13 +13,20 @@
 #include "absl/strings/str_cat.h"
 #include "core/model/model_io.h"
 #include "core/model/order_key.h"
+#include "core/model/tree_walk_step.h"
 
 namespace plrank {
 namespace {
 
-// Node bytes per tree block: inside L1 together with a group's rows, so the
-// block's nodes stay resident while all groups of a document block walk it.
-constexpr size_t kTreeBlockBytes = 16 * 1024;
+using internal::kLeafThreshold;
+using internal::NextNode;
+
+// Node bytes per tree block: the block's nodes stay in L1/L2 while all groups
+// of a document block walk it; and 8 trees of 255 leaves fill it, so a
+// single document's 8 lockstep walks have 8 different trees.
+constexpr size_t kTreeBlockBytes = 32 * 1024;
+// Fewest documents in a document block for which chained walks pay off.
+constexpr size_t kChainMinDocs = 32;
 // Stack buffer for raw multi-output scores inside Score (no allocation).
 constexpr size_t kStackRawScores = 1024;
 
@@ -36,25 +43,6 @@ uint32_t* Scratch(size_t slots) {
   thread_local std::vector<uint32_t> scratch;
   if (scratch.size() < slots) scratch.resize(slots);
   return scratch.data();
-}
-
-// A leaf's threshold: no value key exceeds it (keys of real values are at
-// most OrderKey(+inf)), so a walk that reached a leaf stays there.
-constexpr uint32_t kLeafThreshold = std::numeric_limits<uint32_t>::max();
-
-// child + (threshold < value) as a compare and an add-with-carry: the
-// shortest dependency chain from a loaded value to the next node.
-inline uint64_t NextNode(uint64_t child, uint32_t threshold, uint32_t value) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  asm("cmpl %[value], %[threshold]\n\t"
-      "adcq $0, %[child]"
-      : [child] "+r"(child)
-      : [value] "r"(value), [threshold] "rm"(threshold)
-      : "cc");
-  return child;
-#else
-  return child + static_cast<uint64_t>(threshold < value);
-#endif
 }
 
 // Encoded child of Tree (>= 0 internal node, < 0 leaf ~c) for the
@@ -116,7 +104,8 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
         std::numeric_limits<uint16_t>::max() / (2 * kSlotUnits)));
   }
   // Block-relative node indices are 16-bit.
-  constexpr size_t kMaxBlockNodes = size_t{1} << 16;
+  // (one index is kept for the chained layout's parking node).
+  constexpr size_t kMaxBlockNodes = (size_t{1} << 16) - 1;
   scorer.nodes_.reserve(total_nodes);
   scorer.node_values_.reserve(total_nodes);
   scorer.tree_roots_.reserve(model.trees.size());
@@ -187,6 +176,7 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   }
   scorer.tree_block_begin_.push_back(static_cast<int32_t>(model.trees.size()));
   scorer.quick_ = QuickScorerForest::Build(model, split_slots);
+  if (!scorer.quick_.has_value() && model.num_outputs == 1) scorer.BuildChains();
   return scorer;
 }
 
@@ -312,6 +302,10 @@ void ForestScorer::AccumulateTrees(const uint32_t* doubled, size_t num_docs,
       if (num_outputs_ == 1) std::copy_n(sum, kLanes, target);
     }
   }
+  // Chained walks read a second copy of the nodes and their values: worth
+  // it when enough documents share each block to keep it in cache.
+  const bool use_chains =
+      !chain_nodes_.empty() && num_docs - quick_docs >= kChainMinDocs;
   for (size_t b = 0; b + 1 < tree_block_begin_.size(); ++b) {
     const int32_t begin = tree_block_begin_[b];
     if (begin >= num_trees) break;
@@ -331,7 +325,11 @@ void ForestScorer::AccumulateTrees(const uint32_t* doubled, size_t num_docs,
       if (num_outputs_ == 1) std::copy_n(target, docs, sum);
       switch (docs) {
         case kLanes:
-          WalkGroup<kLanes>(rows, b, begin, end, sum, target, out_stride);
+          if (use_chains && end == tree_block_begin_[b + 1]) {
+            ChainGroup(rows, b, sum);
+          } else {
+            WalkGroup<kLanes>(rows, b, begin, end, sum, target, out_stride);
+          }
           break;
         case kLanes / 2:
           WalkGroup<kLanes / 2>(rows, b, begin, end, sum, target, out_stride);

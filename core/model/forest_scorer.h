@@ -14,8 +14,13 @@
 namespace plrank {
 
 // A validated Ensemble flattened for fast scoring: all trees' nodes in one
-// contiguous array, evaluated block of trees by block of documents. Immutable
-// and thread-safe after Create.
+// contiguous array, evaluated block of trees by block of documents. Groups of
+// 8 documents go through QuickScorer when every tree has at most 32 leaves
+// (and the CPU has AVX2), else through chained walks when the document block
+// is large enough (ChainGroup); small batches and remainders walk in
+// lockstep (WalkGroup). Every path adds leaf values in tree order, so scores
+// are bit-identical to the reference evaluator. Immutable and thread-safe
+// after Create.
 class ForestScorer {
  public:
   // Validates `model` (ValidateEnsemble) and flattens it.
@@ -23,7 +28,7 @@ class ForestScorer {
 
   // Documents scored together; rows of a block stay in cache while a block
   // of trees is walked.
-  static constexpr size_t kBlockDocs = 64;
+  static constexpr size_t kBlockDocs = 128;
 
   int32_t num_features() const { return num_features_; }
   int32_t num_outputs() const { return num_outputs_; }
@@ -104,6 +109,11 @@ class ForestScorer {
   void WalkGroup(const uint32_t* group_rows, size_t block, int32_t begin,
                  int32_t end, double* sum, double* out,
                  size_t out_stride) const;
+  // The chained layout (see ChainGroup), for single-output models without
+  // QuickScorer.
+  void BuildChains();
+  // Adds all trees of tree block `block` to sum[d] for kLanes documents.
+  void ChainGroup(const uint32_t* group_rows, size_t block, double* sum) const;
   // Full raw scores of at most kBlockDocs rows: base score, trees, linear
   // part. `scratch` holds kBlockDocs doubled rows.
   void RawScoresBlock(const float* rows, size_t num_docs, double* out,
@@ -139,6 +149,14 @@ class ForestScorer {
   // Scores whole groups of kLanes documents when every tree has at most 32
   // leaves and the CPU has AVX2; smaller groups walk the trees.
   std::optional<QuickScorerForest> quick_;
+  // Copy of nodes_ where a leaf's child is the next tree's root (the block's
+  // last tree: a parking node closing each block), and leaf values at leaves,
+  // -0.0 elsewhere. Block b starts at chain_block_begin_[b]; its walks need
+  // at least chain_min_rounds_[b] steps. Empty when not used.
+  std::vector<Node> chain_nodes_;
+  std::vector<double> chain_values_;
+  std::vector<size_t> chain_block_begin_;
+  std::vector<int32_t> chain_min_rounds_;
 };
 
 }  // namespace plrank

@@ -304,5 +304,32 @@ TEST(ForestScorerTest, QuickScorerOnlyForTreesUpTo32Leaves) {
   EXPECT_FALSE(scorer->uses_quick_scorer());
 }
 
+// Chained walks (trees over 32 leaves, single output, at least 32 documents
+// in a document block): each document walks a whole tree block, leaf to next
+// root. Several blocks, deep trees, NaNs, a remainder group, and num_trees
+// prefixes that end inside a block (which fall back to lockstep walks).
+TEST(ForestScorerTest, ChainedWalksMatchReference) {
+  std::mt19937_64 rng(808);
+  const int32_t features = 9;
+  Ensemble model = testing::RandomEnsemble(rng, 90, 255, features);
+  model.trees[3] = testing::RandomTree(rng, 255, features);
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  EXPECT_FALSE(scorer->uses_quick_scorer());
+  for (size_t docs : {size_t{32}, size_t{45}, size_t{300}}) {
+    std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.25);
+    std::vector<double> raw(docs);
+    for (int32_t requested : {0, 1, 17, 89}) {
+      scorer->RawScores(rows, docs, absl::MakeSpan(raw), requested);
+      const size_t used = requested > 0 ? requested : model.trees.size();
+      for (size_t i = 0; i < docs; ++i) {
+        ExpectBitwiseEqual(
+            testing::ReferenceRaw(model, &rows[i * features], 0, used), raw[i],
+            i);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace plrank

@@ -1,0 +1,86 @@
+#include <algorithm>
+#include <cstdint>
+
+#include "core/model/forest_scorer.h"
+#include "core/model/tree_walk_step.h"
+
+// ForestScorer's chained walks: the layout and the walk (see ChainGroup).
+
+namespace plrank {
+
+using internal::kLeafThreshold;
+using internal::NextNode;
+
+void ForestScorer::BuildChains() {
+  const size_t blocks = block_node_begin_.size();
+  chain_nodes_.reserve(nodes_.size() + blocks);
+  chain_values_.reserve(nodes_.size() + blocks);
+  for (size_t b = 0; b < blocks; ++b) {
+    const size_t first = block_node_begin_[b];
+    const size_t last = b + 1 < blocks ? block_node_begin_[b + 1] : nodes_.size();
+    const uint16_t parking = static_cast<uint16_t>(last - first);
+    chain_block_begin_.push_back(chain_nodes_.size());
+    int32_t min_rounds = 0;
+    for (int32_t t = tree_block_begin_[b]; t < tree_block_begin_[b + 1]; ++t) {
+      const size_t tree_first = first + tree_roots_[t];
+      const size_t tree_last =
+          t + 1 < tree_block_begin_[b + 1] ? first + tree_roots_[t + 1] : last;
+      // A leaf's step adds its value and moves to the next tree's root.
+      const uint16_t next =
+          t + 1 < tree_block_begin_[b + 1] ? static_cast<uint16_t>(tree_roots_[t + 1])
+                                           : parking;
+      for (size_t n = tree_first; n < tree_last; ++n) {
+        const bool leaf = nodes_[n].threshold == kLeafThreshold;
+        chain_nodes_.push_back(leaf ? Node{kLeafThreshold, 0, next} : nodes_[n]);
+        // x + -0.0 == x for every x (even -0.0), so internal steps change
+        // no sum.
+        chain_values_.push_back(leaf ? node_values_[n] : -0.0);
+      }
+      min_rounds += tree_shallowest_leaf_[t] + 1;
+    }
+    chain_nodes_.push_back({kLeafThreshold, 0, parking});
+    chain_values_.push_back(-0.0);
+    chain_min_rounds_.push_back(min_rounds);
+  }
+}
+
+// Each of 8 documents walks all trees of block `block` one after another
+// without waiting for the others: a leaf's step adds its value and jumps to
+// the next tree's root, the last tree's leaves to a parking node. Lockstep
+// walks (WalkGroup) wait at every tree for the deepest of 8 paths; here only
+// the block's last tree waits.
+void ForestScorer::ChainGroup(const uint32_t* group_rows, size_t block,
+                              double* sum) const {
+  const Node* nodes = chain_nodes_.data() + chain_block_begin_[block];
+  const double* values = chain_values_.data() + chain_block_begin_[block];
+  const char* row_bytes = reinterpret_cast<const char*>(group_rows);
+  const uint64_t parking = static_cast<uint64_t>(
+      (block + 1 < chain_block_begin_.size() ? chain_block_begin_[block + 1]
+                                             : chain_nodes_.size()) -
+      chain_block_begin_[block] - 1);
+  uint64_t at[kLanes];
+  double total[kLanes];
+  for (size_t l = 0; l < kLanes; ++l) {
+    at[l] = tree_roots_[tree_block_begin_[block]];
+    total[l] = sum[l];
+  }
+  auto round = [&] {
+    for (size_t l = 0; l < kLanes; ++l) {
+      const Node node = nodes[at[l]];
+      total[l] += values[at[l]];
+      const uint32_t value = *reinterpret_cast<const uint32_t*>(
+          row_bytes + size_t{node.slot} * 8 + l * sizeof(uint32_t));
+      at[l] = NextNode(node.child, node.threshold, value);
+    }
+  };
+  for (int32_t r = chain_min_rounds_[block]; r > 0; --r) round();
+  for (;;) {
+    bool parked = true;
+    for (size_t l = 0; l < kLanes; ++l) parked &= at[l] == parking;
+    if (parked) break;
+    for (int32_t r = 0; r < 4; ++r) round();
+  }
+  std::copy_n(total, kLanes, sum);
+}
+
+}  // namespace plrank
