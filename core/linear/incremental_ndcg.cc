@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/linear/informative_queries.h"
 #include "core/linear/linear_model.h"
 
 namespace plrank {
@@ -25,12 +26,7 @@ IncrementalNdcg::IncrementalNdcg(const Dataset& data, int32_t k)
   for (size_t q = 0; q < data.num_queries(); ++q) {
     const uint32_t begin = data.query_begin(q);
     const uint32_t end = data.query_end(q);
-    const auto first = data.labels.begin() + begin;
-    const auto last = data.labels.begin() + end;
-    if (first == last ||
-        std::adjacent_find(first, last, std::not_equal_to<>()) == last) {
-      continue;
-    }
+    if (!QueryHasDistinctLabels(data, q)) continue;
     informative_.push_back(static_cast<uint32_t>(q));
     informative_documents_ += end - begin;
     longest = std::max<size_t>(longest, end - begin);

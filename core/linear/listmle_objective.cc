@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/data/random.h"
+#include "core/linear/informative_queries.h"
 #include "core/linear/linear_model.h"
 
 namespace plrank {
@@ -20,12 +21,7 @@ ListMleObjective::ListMleObjective(const Dataset& data,
   for (size_t q = 0; q < data.num_queries(); ++q) {
     const uint32_t begin = data.query_begin(q);
     const uint32_t end = data.query_end(q);
-    const auto first = data.labels.begin() + begin;
-    const auto last = data.labels.begin() + end;
-    if (first == last ||
-        std::adjacent_find(first, last, std::not_equal_to<>()) == last) {
-      continue;
-    }
+    if (!QueryHasDistinctLabels(data, q)) continue;
     informative_.push_back(static_cast<uint32_t>(q));
     uint32_t* order = permutation_.data() + begin;
     const uint32_t size = end - begin;

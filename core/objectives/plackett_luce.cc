@@ -124,9 +124,13 @@ absl::Status PlackettLuceObjective::InitWithPermutations(
   return absl::OkStatus();
 }
 
-void PlackettLuceObjective::ComputeDerivatives(
+// Runs the per-query kernel over in-bag queries in parallel, letting `store`
+// write each document's (first, second) derivatives as T into first/second;
+// out-of-bag queries get zeros.
+template <typename T, typename Store>
+void PlackettLuceObjective::ForEachQueryDerivative(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    absl::Span<double> first, absl::Span<double> diagonal_second) const {
+    T* first, T* second, Store store) const {
   const absl::Span<const PlQuery> queries = contexts_.queries();
   const int64_t nq = static_cast<int64_t>(queries.size());
 #pragma omp parallel
@@ -136,49 +140,42 @@ void PlackettLuceObjective::ComputeDerivatives(
 #pragma omp for schedule(dynamic, 16)
     for (int64_t q = 0; q < nq; ++q) {
       const PlQuery& query = queries[q];
-      double* g = first.data() + query.begin;
-      double* h = diagonal_second.data() + query.begin;
+      T* g = first + query.begin;
+      T* h = second + query.begin;
       if (!InBag(query_in_bag, q)) {
-        std::fill(g, g + query.size, 0.0);
-        std::fill(h, h + query.size, 0.0);
+        std::fill(g, g + query.size, T{0});
+        std::fill(h, h + query.size, T{0});
         continue;
       }
       QueryDerivatives(scores.data() + query.begin, query, contexts_, ws,
                        [&](uint32_t d, double l1, double l2) {
-                         g[d] = l1;
-                         h[d] = -l2;
+                         store(g + d, h + d, l1, l2);
                        });
     }
   }
 }
 
+void PlackettLuceObjective::ComputeDerivatives(
+    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
+    absl::Span<double> first, absl::Span<double> diagonal_second) const {
+  ForEachQueryDerivative(scores, query_in_bag, first.data(),
+                         diagonal_second.data(),
+                         [](double* g, double* h, double l1, double l2) {
+                           *g = l1;
+                           *h = -l2;
+                         });
+}
+
 void PlackettLuceObjective::ComputeGradients(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
     absl::Span<float> gradients, absl::Span<float> hessians) {
-  const absl::Span<const PlQuery> queries = contexts_.queries();
-  const int64_t nq = static_cast<int64_t>(queries.size());
-#pragma omp parallel
-  {
-    PlWorkspace ws;
-    ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t q = 0; q < nq; ++q) {
-      const PlQuery& query = queries[q];
-      float* g = gradients.data() + query.begin;
-      float* h = hessians.data() + query.begin;
-      if (!InBag(query_in_bag, q)) {
-        std::fill(g, g + query.size, 0.0f);
-        std::fill(h, h + query.size, 0.0f);
-        continue;
-      }
-      // The booster minimizes: gradient = -L'(d).
-      QueryDerivatives(scores.data() + query.begin, query, contexts_, ws,
-                       [&](uint32_t d, double l1, double diagonal) {
-                         g[d] = static_cast<float>(-l1);
-                         h[d] = static_cast<float>(diagonal);
-                       });
-    }
-  }
+  // The booster minimizes: gradient = -L'(d).
+  ForEachQueryDerivative(scores, query_in_bag, gradients.data(),
+                         hessians.data(),
+                         [](float* g, float* h, double l1, double diagonal) {
+                           *g = static_cast<float>(-l1);
+                           *h = static_cast<float>(diagonal);
+                         });
 }
 
 double PlackettLuceObjective::Loss(absl::Span<const double> scores) const {

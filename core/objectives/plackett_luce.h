@@ -77,6 +77,11 @@ class PlackettLuceObjective : public Objective {
   const PlackettLuceOptions& options() const { return options_; }
 
  private:
+  template <typename T, typename Store>
+  void ForEachQueryDerivative(absl::Span<const double> scores,
+                              absl::Span<const uint8_t> query_in_bag,
+                              T* first, T* second, Store store) const;
+
   PlackettLuceOptions options_;
   PlContexts contexts_;
 };
