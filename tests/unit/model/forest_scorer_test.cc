@@ -19,6 +19,30 @@ void ExpectBitwiseEqual(double expected, double actual, size_t doc) {
       << "doc " << doc << ": expected " << expected << " got " << actual;
 }
 
+// RawScores with `requested` trees against the reference, bit for bit; the
+// scorer rounds a tree count up to whole iterations.
+void ExpectRawScoresMatchReference(const ForestScorer& scorer,
+                                   const Ensemble& model,
+                                   const std::vector<float>& rows, size_t docs,
+                                   int32_t requested) {
+  const int32_t outputs = model.num_outputs;
+  const int32_t features = model.num_features;
+  std::vector<double> raw(docs * outputs);
+  scorer.RawScores(rows, docs, absl::MakeSpan(raw), requested);
+  size_t used = model.trees.size();
+  if (requested > 0) {
+    used = std::min<size_t>(used,
+                            (requested + outputs - 1) / outputs * outputs);
+  }
+  for (size_t i = 0; i < docs; ++i) {
+    for (int32_t k = 0; k < outputs; ++k) {
+      ExpectBitwiseEqual(
+          testing::ReferenceRaw(model, &rows[i * features], k, used),
+          raw[k * docs + i], i);
+    }
+  }
+}
+
 TEST(ForestScorerTest, MatchesReferenceOnRandomForestsWithNaNs) {
   std::mt19937_64 rng(123);
   for (int trial = 0; trial < 6; ++trial) {
@@ -89,21 +113,8 @@ TEST(ForestScorerTest, NumTreesTruncatesToWholeIterations) {
     ASSERT_TRUE(scorer.ok());
     const size_t docs = 70;
     std::vector<float> rows = testing::RandomRows(rng, docs, features);
-    std::vector<double> raw(docs * outputs);
     for (int32_t requested : {1, 2, 3, 4, 7, 29, 30, 31, 1000, 0, -1}) {
-      scorer->RawScores(rows, docs, absl::MakeSpan(raw), requested);
-      size_t used = model.trees.size();
-      if (requested > 0) {
-        used = std::min<size_t>(
-            used, (requested + outputs - 1) / outputs * outputs);
-      }
-      for (size_t i = 0; i < docs; ++i) {
-        for (int32_t k = 0; k < outputs; ++k) {
-          ExpectBitwiseEqual(
-              testing::ReferenceRaw(model, &rows[i * features], k, used),
-              raw[k * docs + i], i);
-        }
-      }
+      ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
     }
   }
 }
@@ -277,19 +288,8 @@ TEST(ForestScorerTest, QuickScorerMatchesReference) {
     EXPECT_EQ(scorer->uses_quick_scorer(), avx2);
     for (size_t docs : {size_t{8}, size_t{29}, size_t{64}, size_t{203}}) {
       std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.3);
-      std::vector<double> raw(docs * outputs);
       for (int32_t requested : {0, 5 * outputs, 301 * outputs}) {
-        scorer->RawScores(rows, docs, absl::MakeSpan(raw), requested);
-        const size_t used =
-            requested > 0 ? std::min<size_t>(requested, model.trees.size())
-                          : model.trees.size();
-        for (size_t i = 0; i < docs; ++i) {
-          for (int32_t k = 0; k < outputs; ++k) {
-            ExpectBitwiseEqual(
-                testing::ReferenceRaw(model, &rows[i * features], k, used),
-                raw[k * docs + i], i);
-          }
-        }
+        ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
       }
     }
   }
@@ -318,15 +318,8 @@ TEST(ForestScorerTest, ChainedWalksMatchReference) {
   EXPECT_FALSE(scorer->uses_quick_scorer());
   for (size_t docs : {size_t{32}, size_t{45}, size_t{300}}) {
     std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.25);
-    std::vector<double> raw(docs);
     for (int32_t requested : {0, 1, 17, 89}) {
-      scorer->RawScores(rows, docs, absl::MakeSpan(raw), requested);
-      const size_t used = requested > 0 ? requested : model.trees.size();
-      for (size_t i = 0; i < docs; ++i) {
-        ExpectBitwiseEqual(
-            testing::ReferenceRaw(model, &rows[i * features], 0, used), raw[i],
-            i);
-      }
+      ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
     }
   }
 }
