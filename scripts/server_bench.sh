@@ -15,8 +15,14 @@ cmake --build "$build" -j2 --target plrank-server plrank-echo-server \
   plrank-loadgen plrank-train plrank-datagen
 bin=$build/bin
 work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+# start() runs in a command substitution (a subshell), so servers record their
+# PIDs in files that cleanup reads.
+cleanup() {
+  for f in "$work"/*.pid; do
+    [ -e "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 echo "== training a 1000-tree x 31-leaf model (136 features)"
@@ -27,7 +33,7 @@ echo "== training a 1000-tree x 31-leaf model (136 features)"
 start() {  # start NAME args...: runs a server, waits for its port, echoes it
   local name=$1; shift
   "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  pids+=($!)
+  echo $! >"$work/$name.pid"
   for _ in $(seq 200); do
     grep -q "^listening on" "$work/$name.out" 2>/dev/null && break
     sleep 0.05
