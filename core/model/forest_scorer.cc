@@ -103,8 +103,8 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
         "model splits on ", used, " distinct features; the scorer supports at most ",
         std::numeric_limits<uint16_t>::max() / (2 * kSlotUnits)));
   }
-  // Block-relative node indices are 16-bit.
-  // (one index is kept for the chained layout's parking node).
+  // Block-relative node indices are 16-bit; one index is kept for the
+  // chained layout's parking node.
   constexpr size_t kMaxBlockNodes = (size_t{1} << 16) - 1;
   scorer.nodes_.reserve(total_nodes);
   scorer.node_values_.reserve(total_nodes);
@@ -138,6 +138,16 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
       }
     }
     const Tree& tree = model.trees[t];
+    // Doubled-row slot of each split: the walks' and QuickScorer's.
+    std::vector<uint32_t>& node_slots = split_slots[t];
+    node_slots.resize(tree.num_internal_nodes());
+    for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
+      const uint32_t feature_slot =
+          static_cast<uint32_t>(slot_of_feature[tree.split_feature[n]]);
+      node_slots[n] = tree.default_left[n]
+                          ? feature_slot
+                          : feature_slot + static_cast<uint32_t>(used);
+    }
     const size_t base = scorer.nodes_.size() - scorer.block_node_begin_.back();
     const std::vector<LaidOutNode> order = LayOutTree(tree);
     int32_t deepest = 0;
@@ -152,25 +162,13 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
         scorer.node_values_.push_back(tree.leaf_value[~node]);
         continue;
       }
-      const size_t feature_slot =
-          static_cast<size_t>(slot_of_feature[tree.split_feature[node]]);
-      const size_t slot = tree.default_left[node] ? feature_slot
-                                                  : feature_slot + used;
       scorer.nodes_.push_back(
           {OrderKey(tree.threshold[node]),
-           static_cast<uint16_t>(slot * kSlotUnits),
+           static_cast<uint16_t>(node_slots[node] * kSlotUnits),
            static_cast<uint16_t>(base + order[i].first_child)});
       scorer.node_values_.push_back(0.0);
     }
     scorer.tree_roots_.push_back(static_cast<uint32_t>(base));
-    std::vector<uint32_t>& node_slots = split_slots[t];
-    node_slots.resize(tree.num_internal_nodes());
-    for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
-      const uint32_t feature_slot =
-          static_cast<uint32_t>(slot_of_feature[tree.split_feature[n]]);
-      node_slots[n] = tree.default_left[n] ? feature_slot
-                                           : feature_slot + static_cast<uint32_t>(used);
-    }
     scorer.tree_depths_.push_back(deepest);
     scorer.tree_shallowest_leaf_.push_back(shallowest);
   }

@@ -31,8 +31,8 @@ void ExpectRawScoresMatchReference(const ForestScorer& scorer,
   scorer.RawScores(rows, docs, absl::MakeSpan(raw), requested);
   size_t used = model.trees.size();
   if (requested > 0) {
-    used = std::min<size_t>(used,
-                            (requested + outputs - 1) / outputs * outputs);
+    used =
+        std::min<size_t>(used, (requested + outputs - 1) / outputs * outputs);
   }
   for (size_t i = 0; i < docs; ++i) {
     for (int32_t k = 0; k < outputs; ++k) {
@@ -43,25 +43,35 @@ void ExpectRawScoresMatchReference(const ForestScorer& scorer,
   }
 }
 
+// Score (single output, identity transform) against the reference over all
+// trees, bit for bit.
+void ExpectScoresMatchReference(const ForestScorer& scorer,
+                                const Ensemble& model,
+                                const std::vector<float>& rows, size_t docs) {
+  std::vector<double> scores(docs);
+  scorer.Score(rows, docs, absl::MakeSpan(scores));
+  for (size_t i = 0; i < docs; ++i) {
+    ExpectBitwiseEqual(
+        testing::ReferenceRaw(model, &rows[i * model.num_features], 0,
+                              model.trees.size()),
+        scores[i], i);
+  }
+}
+
 TEST(ForestScorerTest, MatchesReferenceOnRandomForestsWithNaNs) {
   std::mt19937_64 rng(123);
   for (int trial = 0; trial < 6; ++trial) {
     const int32_t features = 3 + trial * 7;
     // Enough trees to span several tree blocks.
-    Ensemble model = testing::RandomEnsemble(rng, 60 + trial * 40, 40, features);
+    Ensemble model =
+        testing::RandomEnsemble(rng, 60 + trial * 40, 40, features);
     if (trial % 2 == 1) model.base_score.clear();
     absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
     ASSERT_TRUE(scorer.ok()) << scorer.status();
     // Not a multiple of the document block size.
     const size_t docs = 64 * 3 + 17 + trial;
     std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.2);
-    std::vector<double> scores(docs);
-    scorer->Score(rows, docs, absl::MakeSpan(scores));
-    for (size_t i = 0; i < docs; ++i) {
-      ExpectBitwiseEqual(
-          testing::ReferenceRaw(model, &rows[i * features], 0, model.trees.size()),
-          scores[i], i);
-    }
+    ExpectScoresMatchReference(*scorer, model, rows, docs);
   }
 }
 
@@ -88,20 +98,15 @@ TEST(ForestScorerTest, MatchesReferenceOnChainsAndStumps) {
       chain.left_child.push_back(leaf_on_left ? ~n : next);
       chain.right_child.push_back(leaf_on_left ? next : ~n);
     }
-    for (int32_t l = 0; l <= length; ++l) chain.leaf_value.push_back(0.01 * l + t);
+    for (int32_t l = 0; l <= length; ++l)
+      chain.leaf_value.push_back(0.01 * l + t);
     model.trees.push_back(chain);
   }
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   const size_t docs = 137;
   std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.15);
-  std::vector<double> scores(docs);
-  scorer->Score(rows, docs, absl::MakeSpan(scores));
-  for (size_t i = 0; i < docs; ++i) {
-    ExpectBitwiseEqual(
-        testing::ReferenceRaw(model, &rows[i * features], 0, model.trees.size()),
-        scores[i], i);
-  }
+  ExpectScoresMatchReference(*scorer, model, rows, docs);
 }
 
 TEST(ForestScorerTest, NumTreesTruncatesToWholeIterations) {
@@ -155,18 +160,13 @@ TEST(ForestScorerTest, LinearWeightsTreatNaNAsZero) {
   std::mt19937_64 rng(17);
   const int32_t features = 9;
   Ensemble model = testing::RandomEnsemble(rng, 5, 6, features);
-  for (int32_t f = 0; f < features; ++f) model.linear_weights.push_back(0.1 * f - 0.3);
+  for (int32_t f = 0; f < features; ++f)
+    model.linear_weights.push_back(0.1 * f - 0.3);
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
   ASSERT_TRUE(scorer.ok());
   const size_t docs = 100;
   std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.3);
-  std::vector<double> scores(docs);
-  scorer->Score(rows, docs, absl::MakeSpan(scores));
-  for (size_t i = 0; i < docs; ++i) {
-    ExpectBitwiseEqual(
-        testing::ReferenceRaw(model, &rows[i * features], 0, model.trees.size()),
-        scores[i], i);
-  }
+  ExpectScoresMatchReference(*scorer, model, rows, docs);
 
   // A purely linear model: the score is the dot product (NaN -> 0).
   Ensemble linear;
@@ -231,7 +231,8 @@ TEST(ForestScorerTest, DatasetScoringMatchesRows) {
       for (size_t i = 0; i < docs; ++i) {
         for (int32_t f = 0; f < data_features; ++f) {
           data.features[f * docs + i] = rows_data[i * data_features + f];
-          if (f < features) rows[i * features + f] = rows_data[i * data_features + f];
+          if (f < features)
+            rows[i * features + f] = rows_data[i * data_features + f];
         }
       }
       std::vector<double> expected(docs);
