@@ -22,8 +22,8 @@ namespace plrank {
 //
 // Documents come as ForestScorer's doubled rows: 8 documents interleaved
 // slot by slot, slot s holding unsigned order keys (see ForestScorer), and a
-// node tests slot `slot_of_node` (feature, or feature + used for NaN ->
-// right). Leaf values are added per document in tree order, so sums are
+// node tests the slot Build is given for it (feature, or feature + used for
+// NaN -> right). Leaf values are added per document in tree order, so sums are
 // bit-identical to walking the trees.
 class QuickScorerForest {
  public:
@@ -55,7 +55,8 @@ class QuickScorerForest {
     std::vector<uint32_t> slot_begin;  // per entry of slots, plus end
     std::vector<int32_t> thresholds;   // signed keys (unsigned key ^ 2^31)
     std::vector<uint32_t> left_leaves; // bits of the node's left-subtree leaves
-    std::vector<uint32_t> tree_of_node;  // tree - tree_begin
+    // (tree - tree_begin) * kLanes: offset of the node's tree's leaf masks
+    std::vector<uint32_t> tree_of_node;
   };
 
   // One split node before grouping by slot.
