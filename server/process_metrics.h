@@ -1,6 +1,7 @@
 #ifndef PLRANK_SERVER_PROCESS_METRICS_H_
 #define PLRANK_SERVER_PROCESS_METRICS_H_
 
+#include <optional>
 #include <vector>
 
 #include "prometheus/collectable.h"
@@ -20,7 +21,12 @@ namespace plrank::server {
 // reported as 0. Thread-safe.
 class ProcessMetrics : public prometheus::Collectable {
  public:
+  ProcessMetrics();
+
   std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  std::optional<double> start_time_seconds_;  // unix time; read once
 };
 
 }  // namespace plrank::server
