@@ -1,27 +1,64 @@
-// plrank-datagen: writes synthetic MSLR-shaped LETOR data (see
-// core/data/datagen.h), either as one file or as a 60/20/20 query split.
+// plrank-datagen: writes synthetic LETOR data (see core/data/datagen.h),
+// either as one file or as a 60/20/20 query split. --regime picks a preset
+// shaped like a kind of collection (core/data/datagen_regimes.h); any data
+// flag given explicitly overrides the preset's value.
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "core/data/datagen.h"
+#include "core/data/datagen_regimes.h"
 #include "core/data/dataset.h"
 #include "core/data/dataset_slice.h"
+#include "core/data/dataset_stats.h"
 #include "core/data/letor_writer.h"
 #include "trainer/cli/cli_common.h"
 
+ABSL_FLAG(std::string, regime, "mslr",
+          "preset of the data flags below: mslr (MSLR-WEB-like, the "
+          "defaults), many_relevant (OHSUMED-like: ~150 docs/query, about a "
+          "third relevant, 3 grades, 45 features), sparse (most queries have "
+          "0-2 relevant docs: ~60 docs/query, 3% relevant, 3 grades), "
+          "graded_ties (5 grades, ~40 docs/query from 10 prototypes each: "
+          "heavy ties, 46 features); a flag given explicitly overrides it");
 ABSL_FLAG(int32_t, queries, 1000, "number of queries");
-ABSL_FLAG(double, mean_docs, 120, "mean documents per query");
-ABSL_FLAG(int32_t, features, 136, "number of features");
-ABSL_FLAG(uint64_t, seed, 1, "random seed; same seed, same bytes");
-ABSL_FLAG(double, noise, plrank::DatagenOptions().noise,
-          "label noise (standard deviation against a relevance spread of ~1)");
-ABSL_FLAG(double, missing_rate, plrank::DatagenOptions().missing_rate,
-          "share of NaN values in the few features that have missing values");
+ABSL_FLAG(std::optional<double>, mean_docs, std::nullopt,
+          "mean documents per query (default: the regime's; mslr 120)");
+ABSL_FLAG(std::optional<double>, docs_sigma, std::nullopt,
+          "lognormal spread (sigma of the log) of documents per query "
+          "(default: the regime's; mslr 0.7)");
+ABSL_FLAG(std::optional<int32_t>, features, std::nullopt,
+          "number of features (default: the regime's; mslr 136)");
+ABSL_FLAG(uint64_t, seed, 1, "random seed; same flags and seed, same bytes");
+ABSL_FLAG(std::optional<double>, noise, std::nullopt,
+          "label noise (standard deviation against a relevance spread of ~1; "
+          "default: the regime's; mslr 0.8)");
+ABSL_FLAG(std::optional<double>, missing_rate, std::nullopt,
+          "share of NaN values in the few features that have missing values "
+          "(default: 0.1 in every regime)");
+ABSL_FLAG(std::optional<std::string>, label_shares, std::nullopt,
+          "share of documents with label 0, 1, ..., G-1, e.g. "
+          "0.51,0.32,0.13,0.025,0.015 (the count of numbers is the number of "
+          "grades, 2..32; they must sum to 1 within 1e-6; default: the "
+          "regime's; mslr MSLR-WEB30K's, as in the example)");
+ABSL_FLAG(std::optional<double>, hopeless_share, std::nullopt,
+          "share of queries pushed down so that they have no relevant "
+          "document (default: the regime's; mslr 0.03)");
+ABSL_FLAG(std::optional<double>, query_offset_share, std::nullopt,
+          "share of the label score's variance from a per-query offset, in "
+          "[0, 1): large values concentrate relevant documents in few "
+          "queries, i.e. sparse judgments (default: the regime's; mslr 0.35)");
+ABSL_FLAG(std::optional<int32_t>, tie_levels, std::nullopt,
+          "heavy ties: 0 = off; N > 0 = each query's documents are copies of "
+          "N prototypes (identical feature vectors, same hidden relevance, "
+          "own label noise) (default: the regime's; mslr 0, graded_ties 10)");
 ABSL_FLAG(std::string, out, "", "write all queries to this file");
 ABSL_FLAG(std::string, out_prefix, "",
           "write PREFIX.train / PREFIX.vali / PREFIX.test, split 60/20/20 by "
@@ -29,6 +66,43 @@ ABSL_FLAG(std::string, out_prefix, "",
 
 namespace plrank {
 namespace {
+
+// Sets *target to the flag's value when the flag was given. The regime flags
+// are optional so that "not given" (keep the preset) differs from "given
+// with the mslr default".
+template <typename T, typename U>
+void Override(const absl::Flag<std::optional<T>>& flag, U* target) {
+  if (const std::optional<T> value = absl::GetFlag(flag); value.has_value()) {
+    *target = *value;
+  }
+}
+
+// The regime's options with every explicitly given flag applied on top.
+absl::StatusOr<DatagenOptions> OptionsFromFlags() {
+  absl::StatusOr<DatagenOptions> options =
+      DatagenRegime(absl::GetFlag(FLAGS_regime));
+  if (!options.ok()) return options.status();
+  options->num_queries = absl::GetFlag(FLAGS_queries);
+  options->seed = absl::GetFlag(FLAGS_seed);
+  Override(FLAGS_mean_docs, &options->mean_docs_per_query);
+  Override(FLAGS_docs_sigma, &options->docs_sigma);
+  Override(FLAGS_features, &options->num_features);
+  Override(FLAGS_noise, &options->noise);
+  Override(FLAGS_missing_rate, &options->missing_rate);
+  Override(FLAGS_hopeless_share, &options->hopeless_share);
+  Override(FLAGS_query_offset_share, &options->query_offset_share);
+  Override(FLAGS_tie_levels, &options->tie_levels);
+  if (const std::optional<std::string> text = absl::GetFlag(FLAGS_label_shares);
+      text.has_value()) {
+    absl::StatusOr<std::vector<double>> shares = ParseLabelShares(*text);
+    if (!shares.ok()) return shares.status();
+    options->label_shares = *shares;
+  }
+  if (absl::Status status = ValidateDatagenOptions(*options); !status.ok()) {
+    return status;
+  }
+  return options;
+}
 
 absl::Status WriteAndReport(const Dataset& data, const std::string& path) {
   if (absl::Status status = WriteLetorFile(data, path); !status.ok()) {
@@ -47,21 +121,16 @@ absl::Status Run() {
     return absl::InvalidArgumentError(
         "give exactly one of --out FILE or --out_prefix PREFIX");
   }
-  DatagenOptions options;
-  options.num_queries = absl::GetFlag(FLAGS_queries);
-  options.mean_docs_per_query = absl::GetFlag(FLAGS_mean_docs);
-  options.num_features = absl::GetFlag(FLAGS_features);
-  options.seed = absl::GetFlag(FLAGS_seed);
-  options.noise = absl::GetFlag(FLAGS_noise);
-  options.missing_rate = absl::GetFlag(FLAGS_missing_rate);
-  if (absl::Status status = ValidateDatagenOptions(options); !status.ok()) {
-    return status;
-  }
-  if (!prefix.empty() && options.num_queries < 3) {
+  absl::StatusOr<DatagenOptions> options = OptionsFromFlags();
+  if (!options.ok()) return options.status();
+  if (!prefix.empty() && options->num_queries < 3) {
     return absl::InvalidArgumentError(
         "--out_prefix needs at least 3 queries (one per split)");
   }
-  const Dataset data = GenerateDataset(options);
+  const Dataset data = GenerateDataset(*options);
+  // What the set looks like, so a regime's shape can be checked at a glance.
+  std::printf("regime %s: %s\n", absl::GetFlag(FLAGS_regime).c_str(),
+              FormatDatasetStats(ComputeDatasetStats(data)).c_str());
   if (!out.empty()) return WriteAndReport(data, out);
 
   const size_t num_queries = data.num_queries();
@@ -92,9 +161,10 @@ absl::Status Run() {
 int main(int argc, char** argv) {
   plrank::cli::ParseFlagsOrDie(
       argc, argv,
-      "Generates synthetic MSLR-shaped LETOR data.\n"
+      "Generates synthetic LETOR data (MSLR-shaped by default).\n"
       "  plrank-datagen --queries 1000 --out data.txt\n"
-      "  plrank-datagen --queries 1000 --out_prefix synth   # .train/.vali/.test");
+      "  plrank-datagen --queries 1000 --out_prefix synth   # .train/.vali/.test\n"
+      "  plrank-datagen --regime=sparse --queries 1500 --out_prefix sparse");
   if (absl::Status status = plrank::Run(); !status.ok()) {
     return plrank::cli::Fail(status);
   }

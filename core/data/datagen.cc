@@ -17,14 +17,8 @@ namespace {
 constexpr int kFactors = 10;
 // Share of a factor's variance common to all documents of a query.
 constexpr double kQueryShare = 0.25;
-// Share of the label score's variance coming from the per-query offset.
-constexpr double kQueryOffsetShare = 0.35;
-// Share of queries pushed far down so that they get no relevant document.
-constexpr double kHopelessQueryShare = 0.03;
-// Lognormal spread of documents per query (MSLR's is wide).
-constexpr double kDocsSigma = 0.7;
-// Cumulative label shares of MSLR-WEB30K: 0 | 1 | 2 | 3 | 4.
-constexpr double kCumulativeLabelShare[] = {0.51, 0.83, 0.96, 0.985};
+// How far down a hopeless query's offset is pushed (in offset units).
+constexpr double kHopelessShift = 5.0;
 
 // Stream ids of the generator's independent random streams.
 constexpr uint64_t kRecipeStream = 1;
@@ -129,11 +123,12 @@ double Relevance(const double* h) {
 std::vector<uint32_t> DrawQuerySizes(const DatagenOptions& options) {
   Xoshiro256 rng(options.seed, kSizeStream);
   const double mean = options.mean_docs_per_query;
-  const double mu = std::log(mean) - 0.5 * kDocsSigma * kDocsSigma;
+  const double sigma = options.docs_sigma;
+  const double mu = std::log(mean) - 0.5 * sigma * sigma;
   const double cap = std::max(1.0, std::floor(10.0 * mean));
   std::vector<uint32_t> sizes(options.num_queries);
   for (uint32_t& size : sizes) {
-    const double draw = std::round(std::exp(mu + kDocsSigma * rng.Gaussian()));
+    const double draw = std::round(std::exp(mu + sigma * rng.Gaussian()));
     size = static_cast<uint32_t>(std::clamp(draw, 1.0, cap));
   }
   return sizes;
@@ -152,7 +147,10 @@ class QueryGenerator {
   void Generate(size_t query);
 
  private:
-  void GenerateDocument(Xoshiro256& rng, size_t doc, double* score);
+  // Draws document `doc`'s factors and features; returns its noise-free
+  // relevance and sets *score to the relevance plus label noise.
+  double GenerateDocument(Xoshiro256& rng, size_t doc, double* score);
+  void CopyFeatures(size_t from_doc, size_t to_doc);
   void AssignLabelScores(size_t first_doc, size_t count, double query_offset);
 
   const DatagenOptions& options_;
@@ -165,14 +163,19 @@ class QueryGenerator {
   std::vector<double> clean_values_;
   std::vector<double> scores_;
   std::vector<uint32_t> order_;
+  // tie_levels > 0: each prototype's document (-1 until drawn) and its
+  // noise-free relevance.
+  std::vector<int64_t> prototype_doc_;
+  std::vector<double> prototype_relevance_;
 };
 
 void QueryGenerator::Generate(size_t query) {
   Xoshiro256 rng(options_.seed, kFirstQueryStream + query);
   for (double& factor : query_factors_) factor = rng.Gaussian();
   // A few queries are hopeless (nothing relevant), as in MSLR.
-  const bool hopeless = rng.Uniform() < kHopelessQueryShare;
-  const double query_offset = rng.Gaussian() - (hopeless ? 5.0 : 0.0);
+  const bool hopeless = rng.Uniform() < options_.hopeless_share;
+  const double query_offset =
+      rng.Gaussian() - (hopeless ? kHopelessShift : 0.0);
   const size_t num_features = recipes_.size();
   query_values_.resize(num_features);
   for (size_t f = 0; f < num_features; ++f) {
@@ -188,20 +191,41 @@ void QueryGenerator::Generate(size_t query) {
   const size_t first_doc = data_->query_offsets[query];
   const size_t count = data_->query_offsets[query + 1] - first_doc;
   scores_.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    GenerateDocument(rng, first_doc + i, &scores_[i]);
+  const int32_t levels = options_.tie_levels;
+  if (levels == 0) {
+    for (size_t i = 0; i < count; ++i) {
+      GenerateDocument(rng, first_doc + i, &scores_[i]);
+    }
+  } else {
+    // The first document drawing a prototype becomes it; later ones copy
+    // its features and relevance and add their own label noise.
+    prototype_doc_.assign(levels, -1);
+    prototype_relevance_.assign(levels, 0.0);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t level = rng.Below(levels);
+      if (prototype_doc_[level] < 0) {
+        prototype_doc_[level] = static_cast<int64_t>(first_doc + i);
+        prototype_relevance_[level] =
+            GenerateDocument(rng, first_doc + i, &scores_[i]);
+      } else {
+        CopyFeatures(prototype_doc_[level], first_doc + i);
+        scores_[i] =
+            prototype_relevance_[level] + options_.noise * rng.Gaussian();
+      }
+    }
   }
   AssignLabelScores(first_doc, count, query_offset);
 }
 
-void QueryGenerator::GenerateDocument(Xoshiro256& rng, size_t doc,
-                                      double* score) {
+double QueryGenerator::GenerateDocument(Xoshiro256& rng, size_t doc,
+                                        double* score) {
   double h[kFactors];
   const double own = std::sqrt(1.0 - kQueryShare);
   for (int k = 0; k < kFactors; ++k) {
     h[k] = std::sqrt(kQueryShare) * query_factors_[k] + own * rng.Gaussian();
   }
-  *score = Relevance(h) + options_.noise * rng.Gaussian();
+  const double relevance = Relevance(h);
+  *score = relevance + options_.noise * rng.Gaussian();
 
   const size_t num_features = recipes_.size();
   const size_t num_docs = data_->num_documents();
@@ -251,6 +275,15 @@ void QueryGenerator::GenerateDocument(Xoshiro256& rng, size_t doc,
     }
     data_->features[f * num_docs + doc] = static_cast<float>(value);
   }
+  return relevance;
+}
+
+void QueryGenerator::CopyFeatures(size_t from_doc, size_t to_doc) {
+  const size_t num_docs = data_->num_documents();
+  for (size_t f = 0; f < recipes_.size(); ++f) {
+    data_->features[f * num_docs + to_doc] =
+        data_->features[f * num_docs + from_doc];
+  }
 }
 
 // Label scores from within-query ranks: each document's normal score (the
@@ -264,8 +297,8 @@ void QueryGenerator::AssignLabelScores(size_t first_doc, size_t count,
   std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
     return scores_[a] != scores_[b] ? scores_[a] < scores_[b] : a < b;
   });
-  const double own = std::sqrt(1.0 - kQueryOffsetShare);
-  const double shared = std::sqrt(kQueryOffsetShare) * query_offset;
+  const double own = std::sqrt(1.0 - options_.query_offset_share);
+  const double shared = std::sqrt(options_.query_offset_share) * query_offset;
   for (size_t rank = 0; rank < count; ++rank) {
     const double quantile = (rank + 0.5) / static_cast<double>(count);
     (*label_scores_)[first_doc + order_[rank]] =
@@ -273,27 +306,65 @@ void QueryGenerator::AssignLabelScores(size_t first_doc, size_t count,
   }
 }
 
+// Cumulative label shares, rounded to 12 decimals: shares are decimal
+// fractions, and the rounding makes 0.51 + 0.32 the same double as 0.83, so
+// the default cut points (and bytes) are those of the fixed MSLR table
+// earlier versions used.
+std::vector<double> CumulativeShares(const std::vector<double>& shares) {
+  std::vector<double> cumulative;
+  double sum = 0;
+  for (size_t k = 0; k + 1 < shares.size(); ++k) {
+    sum += shares[k];
+    cumulative.push_back(std::round(sum * 1e12) / 1e12);
+  }
+  return cumulative;
+}
+
 // Cuts label scores at their global quantiles, so the label shares match
-// MSLR-WEB30K exactly (up to rounding) whatever the options.
+// `label_shares` exactly (up to rounding and ties) whatever the options.
 void CutLabels(const std::vector<double>& label_scores,
+               const std::vector<double>& label_shares,
                std::vector<int32_t>* labels) {
   const size_t count = label_scores.size();
   std::vector<double> sorted = label_scores;
   std::sort(sorted.begin(), sorted.end());
-  double thresholds[4];
-  for (int k = 0; k < 4; ++k) {
-    const size_t rank = std::min(
-        count - 1, static_cast<size_t>(kCumulativeLabelShare[k] * count));
+  const std::vector<double> cumulative = CumulativeShares(label_shares);
+  const int32_t top = static_cast<int32_t>(cumulative.size());
+  std::vector<double> thresholds(top);
+  for (int32_t k = 0; k < top; ++k) {
+    const size_t rank =
+        std::min(count - 1, static_cast<size_t>(cumulative[k] * count));
     thresholds[k] = sorted[rank];
   }
   for (size_t i = 0; i < count; ++i) {
     int32_t label = 0;
-    while (label < 4 && label_scores[i] >= thresholds[label]) ++label;
+    while (label < top && label_scores[i] >= thresholds[label]) ++label;
     (*labels)[i] = label;
   }
 }
 
 }  // namespace
+
+absl::Status ValidateLabelShares(const std::vector<double>& shares) {
+  if (shares.size() < 2 || shares.size() > 32) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "label shares need 2..32 grades (labels 0..31), got %d",
+        static_cast<int>(shares.size())));
+  }
+  double sum = 0;
+  for (double share : shares) {
+    if (!(share >= 0 && share <= 1)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "every label share must be in [0, 1], got %g", share));
+    }
+    sum += share;
+  }
+  if (std::fabs(sum - 1.0) > 1e-6) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "label shares must sum to 1 (within 1e-6), got %.9g", sum));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ValidateDatagenOptions(const DatagenOptions& options) {
   if (options.num_queries <= 0) {
@@ -324,6 +395,27 @@ absl::Status ValidateDatagenOptions(const DatagenOptions& options) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "missing rate must be in [0, 1), got %g", options.missing_rate));
   }
+  if (!(options.docs_sigma >= 0 && options.docs_sigma <= 3)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "docs sigma must be in [0, 3], got %g", options.docs_sigma));
+  }
+  if (absl::Status status = ValidateLabelShares(options.label_shares);
+      !status.ok()) {
+    return status;
+  }
+  if (!(options.hopeless_share >= 0 && options.hopeless_share <= 1)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "hopeless share must be in [0, 1], got %g", options.hopeless_share));
+  }
+  if (!(options.query_offset_share >= 0 && options.query_offset_share < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("query offset share must be in [0, 1), got %g",
+                        options.query_offset_share));
+  }
+  if (options.tie_levels < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tie levels must be >= 0 (0 = off), got %d", options.tie_levels));
+  }
   return absl::OkStatus();
 }
 
@@ -349,7 +441,7 @@ Dataset GenerateDataset(const DatagenOptions& options) {
   std::vector<double> label_scores(total);
   QueryGenerator generator(options, recipes, &data, &label_scores);
   for (size_t q = 0; q < sizes.size(); ++q) generator.Generate(q);
-  CutLabels(label_scores, &data.labels);
+  CutLabels(label_scores, options.label_shares, &data.labels);
   return data;
 }
 
