@@ -30,6 +30,18 @@ ABSL_FLAG(bool, pl_skip_tied_queries, false,
 ABSL_FLAG(bool, pl_stop_at_lowest_label, true,
           "PLRank: K = min(pl_topk, documents above the query's lowest label); "
           "--nopl_stop_at_lowest_label gives the paper's plain top-K.");
+ABSL_FLAG(std::string, pl_ties, "permutation",
+          "PLRank: equal labels as 'permutation' (sampled tie-breaks, the "
+          "paper), 'efron' or 'breslow' (tie groups in closed form).");
+ABSL_FLAG(std::string, pl_weighting, "uniform",
+          "PLRank with tie groups: per-pick weight 'uniform', 'gain' (2^label "
+          "- 1), 'position' (1/log2(2 + ideal position)) or 'gain_position'.");
+ABSL_FLAG(double, pl_newton_damping, plrank::ObjectiveOptions().pl_newton_damping,
+          "PLRank: leaf Newton denominator += this x the leaf's weighted "
+          "context count.");
+ABSL_FLAG(double, pl_max_leaf_step, plrank::ObjectiveOptions().pl_max_leaf_step,
+          "PLRank: |leaf Newton step| is clipped to this before the learning "
+          "rate (0 = no clip).");
 ABSL_FLAG(double, lambdamart_sigma, 1.0, "LambdaMART: slope of the pairwise logistic.");
 ABSL_FLAG(int32_t, lambdamart_truncation, 30,
           "LambdaMART: a pair counts when one document is in the current top T "
@@ -92,6 +104,10 @@ absl::StatusOr<plrank::TrainJob> JobFromFlags() {
   job.objective.pl_skip_tied_queries = absl::GetFlag(FLAGS_pl_skip_tied_queries);
   job.objective.pl_stop_at_lowest_label =
       absl::GetFlag(FLAGS_pl_stop_at_lowest_label);
+  job.objective.pl_ties = absl::GetFlag(FLAGS_pl_ties);
+  job.objective.pl_weighting = absl::GetFlag(FLAGS_pl_weighting);
+  job.objective.pl_newton_damping = absl::GetFlag(FLAGS_pl_newton_damping);
+  job.objective.pl_max_leaf_step = absl::GetFlag(FLAGS_pl_max_leaf_step);
 
   job.objective.lambdamart_sigma = absl::GetFlag(FLAGS_lambdamart_sigma);
   job.objective.lambdamart_truncation = absl::GetFlag(FLAGS_lambdamart_truncation);

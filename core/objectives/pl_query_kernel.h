@@ -25,9 +25,9 @@ struct PlWorkspace {
   std::vector<double> suffix;     // S_j of the current permutation, j<=depth
   std::vector<double> prefix_a;   // running sums of w_j / S_j (depth + 1)
   std::vector<double> prefix_b;   // running sums of w_j / S_j^2 (depth + 1)
+  std::vector<double> prefix_c;   // see QueryDerivatives (depth + 1)
   std::vector<double> adjust_a;   // per local document (chosen ones only)
   std::vector<double> adjust_b;
-  std::vector<double> chosen_count;
 
   void Reserve(uint32_t max_size, uint32_t max_depth) {
     exp_score.resize(max_size);
@@ -35,9 +35,9 @@ struct PlWorkspace {
     suffix.resize(max_depth + 1);
     prefix_a.resize(max_depth + 1);
     prefix_b.resize(max_depth + 1);
+    prefix_c.resize(max_depth + 1);
     adjust_a.resize(max_size);
     adjust_b.resize(max_size);
-    chosen_count.resize(max_size);
   }
 };
 

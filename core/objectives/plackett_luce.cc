@@ -18,11 +18,21 @@ using pl_internal::kNeverChosen;
 using pl_internal::PlWorkspace;
 using pl_internal::PrepareQuery;
 
-// L'(d) and sum_C w_C p(1-p) for every document of one query, in O(n + m K):
-// with A_j = sum_{i<=j} w_i / S_i (per permutation), document d at position
-// j of permutation p gets e_d * A_j, and one never chosen by p gets e_d *
-// A_{K-1}. So every document starts from base = sum_p A_{K-1} and the chosen
-// ones are corrected by A_j - A_{K-1}.
+// L'(d) and sum_C p(1-p) over the contexts holding d, for every document of
+// one query, in O(n + m (K + union)). Every permutation counts 1/m (a
+// context stored once for several permutations is the same set in each, so
+// this equals the weighted sum over distinct contexts). Per permutation, with
+// S_j the context sums (S_K = the documents it never chooses, "tail"),
+//   A_j = sum_{i<=j} 1/S_i,  B_j = sum_{i<=j} 1/S_i^2,
+//   C_j = sum_{k<j} e_{pi(k)} B_k,
+// the document picked at j gets
+//   L' += S_{j+1}/S_j - e A_{j-1},   hessian += e (C_j + S_{j+1} B_j),
+// and a document in the tail gets
+//   L' -= e A_{K-1},                 hessian += e (C_K + (S_K - e) B_{K-1}).
+// Both are the exact sums of 1 - p and p (1 - p) regrouped so that only
+// positive terms are added: no large total is ever subtracted. S_K - e is
+// formed without cancellation for the tail's largest document (the sum of
+// the others) and is >= S_K / 2 for every other one.
 template <typename Store>
 void QueryDerivatives(const double* scores, const PlQuery& query,
                       const PlContexts& contexts, PlWorkspace& ws,
@@ -35,48 +45,94 @@ void QueryDerivatives(const double* scores, const PlQuery& query,
   }
   double max_score;
   const double rest = PrepareQuery(scores, query, contexts, ws, &max_score);
+  // The largest never-chosen document and the sum of the others.
+  int64_t rest_top = -1;
+  for (uint32_t d = 0; d < n; ++d) {
+    if (ws.owner[d] == kNeverChosen &&
+        (rest_top < 0 || ws.exp_score[d] > ws.exp_score[rest_top])) {
+      rest_top = d;
+    }
+  }
+  double rest_but_top = 0.0;
+  for (uint32_t d = 0; d < n; ++d) {
+    if (ws.owner[d] == kNeverChosen && d != rest_top) {
+      rest_but_top += ws.exp_score[d];
+    }
+  }
   const uint32_t* union_docs = contexts.union_documents(query);
   for (uint32_t i = 0; i < query.union_size; ++i) {
     ws.adjust_a[union_docs[i]] = 0.0;
     ws.adjust_b[union_docs[i]] = 0.0;
-    ws.chosen_count[union_docs[i]] = 0.0;
   }
   const int32_t m = contexts.num_permutations();
   const double inv_m = 1.0 / m;
-  double base_a = 0.0, base_b = 0.0;
+  // Per-permutation sums shared by the never-chosen documents.
+  double rest_a = 0.0, rest_c = 0.0, rest_b = 0.0, rest_top_second = 0.0;
+  double* const a = ws.prefix_a.data();  // a[j] = A_{j-1}, a[0] = 0
+  double* const b = ws.prefix_b.data();  // b[j] = B_{j-1}
+  double* const c = ws.prefix_c.data();  // c[j] = C_j
   for (int32_t p = 0; p < m; ++p) {
     ComputeSuffixSums(query, contexts, p, rest, ws);
-    const double* w = contexts.weights(query, p);
-    double a = 0.0, b = 0.0;
-    for (uint32_t j = 0; j < depth; ++j) {
-      if (w[j] != 0.0) {
-        const double inv = w[j] / ws.suffix[j];
-        a += inv;
-        b += inv / ws.suffix[j];
-      }
-      ws.prefix_a[j] = a;
-      ws.prefix_b[j] = b;
-    }
-    base_a += a;
-    base_b += b;
+    const double* sum = ws.suffix.data();
+    a[0] = b[0] = c[0] = 0.0;
     const uint32_t* order = contexts.chosen(query, p);
     for (uint32_t j = 0; j < depth; ++j) {
-      ws.adjust_a[order[j]] += ws.prefix_a[j] - a;
-      ws.adjust_b[order[j]] += ws.prefix_b[j] - b;
-      ws.chosen_count[order[j]] += inv_m;
+      const double inv = 1.0 / sum[j];
+      a[j + 1] = a[j] + inv;
+      b[j + 1] = b[j] + inv * inv;
+      c[j + 1] = c[j] + ws.exp_score[order[j]] * b[j + 1];
     }
+    for (uint32_t j = 0; j < depth; ++j) {
+      const uint32_t d = order[j];
+      const double e = ws.exp_score[d];
+      ws.adjust_a[d] += inv_m * (sum[j + 1] / sum[j] - e * a[j]);
+      ws.adjust_b[d] += inv_m * e * (c[j] + sum[j + 1] * b[j + 1]);
+    }
+    // The tail: never-chosen documents plus union ones p does not choose.
+    double union_tail = 0.0;
+    int64_t union_top = -1;
+    for (uint32_t i = 0; i < query.union_size; ++i) {
+      const uint32_t d = union_docs[i];
+      if (ws.owner[d] == p) continue;
+      union_tail += ws.exp_score[d];
+      if (union_top < 0 || ws.exp_score[d] > ws.exp_score[union_top]) {
+        union_top = d;
+      }
+    }
+    const double tail = sum[depth];
+    const double a_all = a[depth], b_all = b[depth], c_all = c[depth];
+    for (uint32_t i = 0; i < query.union_size; ++i) {
+      const uint32_t d = union_docs[i];
+      if (ws.owner[d] == p) continue;
+      const double e = ws.exp_score[d];
+      double others = tail - e;
+      if (d == union_top && (rest_top < 0 || e >= ws.exp_score[rest_top])) {
+        double union_others = 0.0;  // rare: the tail's largest document
+        for (uint32_t k = 0; k < query.union_size; ++k) {
+          const uint32_t o = union_docs[k];
+          if (o != d && ws.owner[o] != p) union_others += ws.exp_score[o];
+        }
+        others = union_others + rest;
+      }
+      ws.adjust_a[d] -= inv_m * e * a_all;
+      ws.adjust_b[d] += inv_m * e * (c_all + std::max(others, 0.0) * b_all);
+    }
+    rest_a += inv_m * a_all;
+    rest_c += inv_m * (c_all + tail * b_all);
+    rest_b += inv_m * b_all;
+    rest_top_second += inv_m * (c_all + (union_tail + rest_but_top) * b_all);
   }
   for (uint32_t d = 0; d < n; ++d) {
-    double a = base_a, b = base_b, numerator = 0.0;
     if (ws.owner[d] != kNeverChosen) {
-      a += ws.adjust_a[d];
-      b += ws.adjust_b[d];
-      numerator = ws.chosen_count[d];
+      store(d, ws.adjust_a[d], ws.adjust_b[d]);
+      continue;
     }
     const double e = ws.exp_score[d];
-    const double probability_sum = e * a;
-    const double diagonal = probability_sum - e * e * b;
-    store(d, numerator - probability_sum, std::max(diagonal, 0.0));
+    // e (C + (tail - e) B) summed over permutations; for d other than the
+    // largest never-chosen document, tail - e >= tail / 2.
+    const double second = d == rest_top ? e * rest_top_second
+                                        : std::max(e * (rest_c - e * rest_b), 0.0);
+    store(d, -e * rest_a, second);
   }
 }
 

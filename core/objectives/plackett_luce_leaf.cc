@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/objectives/pl_leaf_step.h"
 #include "core/objectives/pl_query_kernel.h"
 #include "core/objectives/plackett_luce.h"
 
@@ -16,17 +17,17 @@ using pl_internal::kNeverChosen;
 using pl_internal::PlWorkspace;
 using pl_internal::PrepareQuery;
 
-// Queries are cut into this many contiguous chunks whatever the thread
-// count; chunk sums are reduced in chunk order, so results are bitwise
-// reproducible.
-constexpr int64_t kNumChunks = 64;
-
 struct LeafScratch {
   std::vector<double> rest;       // per leaf: e over never-chosen documents
   std::vector<double> current;    // per leaf: e over the current context
   std::vector<uint32_t> segment_end;  // per leaf: see AccumulateQuery
   std::vector<uint8_t> touched;   // per leaf flag
   std::vector<int32_t> touched_list;
+};
+
+struct LeafWorkspace {
+  PlWorkspace ws;
+  LeafScratch ls;
 };
 
 // Adds one query's contributions to first/second/count (per leaf).
@@ -112,66 +113,37 @@ PlackettLuceObjective::ComputeLeafDerivatives(
     absl::Span<const double> scores,
     absl::Span<const int32_t> leaf_of_document, int32_t num_leaves) const {
   const absl::Span<const PlQuery> queries = contexts_.queries();
-  const int64_t nq = static_cast<int64_t>(queries.size());
-  const size_t stride = 3 * static_cast<size_t>(num_leaves);
-  std::vector<double> chunk_sums(kNumChunks * stride, 0.0);
-#pragma omp parallel
-  {
-    PlWorkspace ws;
-    ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
-    LeafScratch ls;
-    ls.rest.assign(num_leaves, 0.0);
-    ls.current.assign(num_leaves, 0.0);
-    ls.segment_end.assign(num_leaves, 0);
-    ls.touched.assign(num_leaves, 0);
-    ls.touched_list.reserve(num_leaves);
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t chunk = 0; chunk < kNumChunks; ++chunk) {
-      double* first = chunk_sums.data() + chunk * stride;
-      double* second = first + num_leaves;
-      double* count = second + num_leaves;
-      const int64_t q_end = nq * (chunk + 1) / kNumChunks;
-      for (int64_t q = nq * chunk / kNumChunks; q < q_end; ++q) {
-        const PlQuery& query = queries[q];
-        if (query.depth == 0) continue;
-        const int32_t* leaf = leaf_of_document.data() + query.begin;
-        if (leaf[0] < 0) continue;  // out of this iteration's bag
-        AccumulateQuery(scores.data() + query.begin, leaf, query, contexts_,
-                        ws, ls, first, second, count);
-      }
-    }
-  }
   LeafDerivatives result;
-  result.first.assign(num_leaves, 0.0);
-  result.second.assign(num_leaves, 0.0);
-  result.contexts.assign(num_leaves, 0.0);
-  for (int64_t chunk = 0; chunk < kNumChunks; ++chunk) {
-    const double* sums = chunk_sums.data() + chunk * stride;
-    for (int32_t u = 0; u < num_leaves; ++u) {
-      result.first[u] += sums[u];
-      result.second[u] += sums[num_leaves + u];
-      result.contexts[u] += sums[2 * num_leaves + u];
-    }
-  }
+  pl_internal::ReduceLeafSumsByChunks<LeafWorkspace>(
+      static_cast<int64_t>(queries.size()), num_leaves,
+      [&](LeafWorkspace& w) {
+        w.ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
+        w.ls.rest.assign(num_leaves, 0.0);
+        w.ls.current.assign(num_leaves, 0.0);
+        w.ls.segment_end.assign(num_leaves, 0);
+        w.ls.touched.assign(num_leaves, 0);
+        w.ls.touched_list.reserve(num_leaves);
+      },
+      [&](LeafWorkspace& w, int64_t q, double* first, double* second,
+          double* count) {
+        const PlQuery& query = queries[q];
+        if (query.depth == 0) return;
+        const int32_t* leaf = leaf_of_document.data() + query.begin;
+        if (leaf[0] < 0) return;  // out of this iteration's bag
+        AccumulateQuery(scores.data() + query.begin, leaf, query, contexts_,
+                        w.ws, w.ls, first, second, count);
+      },
+      &result.first, &result.second, &result.contexts);
   return result;
 }
 
 void PlackettLuceObjective::ComputeLeafValues(
     absl::Span<const double> scores, const LeafAssignment& assignment,
     absl::Span<double> leaf_values) const {
-  const LeafDerivatives derivatives = ComputeLeafDerivatives(
+  const LeafDerivatives d = ComputeLeafDerivatives(
       scores, assignment.leaf_of_document, assignment.num_leaves);
-  for (int32_t u = 0; u < assignment.num_leaves; ++u) {
-    // p'(p'-1) <= 0 exactly; rounding can only leave a tiny positive L''.
-    const double curvature = std::max(-derivatives.second[u], 0.0) +
-                             assignment.lambda_l2 +
-                             options_.newton_damping * derivatives.contexts[u];
-    double value = curvature > 0.0 ? derivatives.first[u] / curvature : 0.0;
-    if (options_.max_leaf_step > 0.0) {
-      value = std::clamp(value, -options_.max_leaf_step, options_.max_leaf_step);
-    }
-    leaf_values[u] = value;
-  }
+  pl_internal::NewtonLeafValues(d.first, d.second, d.contexts,
+                                assignment.lambda_l2, options_, leaf_values);
 }
 
 }  // namespace plrank

@@ -6,6 +6,25 @@
 
 namespace plrank {
 
+absl::StatusOr<PlTies> ParsePlTies(const std::string& name) {
+  if (name == "permutation") return PlTies::kPermutation;
+  if (name == "efron") return PlTies::kEfron;
+  if (name == "breslow") return PlTies::kBreslow;
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "pl_ties: '%s' is not one of permutation, efron, breslow", name));
+}
+
+absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name) {
+  if (name == "uniform") return PlWeighting::kUniform;
+  if (name == "gain") return PlWeighting::kGain;
+  if (name == "position") return PlWeighting::kPosition;
+  if (name == "gain_position") return PlWeighting::kGainPosition;
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "pl_weighting: '%s' is not one of uniform, gain, position, "
+      "gain_position",
+      name));
+}
+
 absl::Status ValidatePlackettLuceOptions(const PlackettLuceOptions& options) {
   if (options.topk < 1) {
     return absl::InvalidArgumentError(

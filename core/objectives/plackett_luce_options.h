@@ -3,9 +3,34 @@
 
 #include <cstdint>
 
+#include <string>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace plrank {
+
+// How the likelihood treats documents with equal labels.
+enum class PlTies {
+  // The paper: draw `permutations` random tie-breaks and average the
+  // likelihoods of the resulting total orders.
+  kPermutation,
+  // Tie groups in closed form (no sampling): a group G of equal labels is
+  // chosen, as a set, from G and everything labelled lower. Efron's
+  // approximation of the expectation over all orders of G (the term of the
+  // group's k-th pick has denominator R + (1 - k/|G|) E_G).
+  kEfron,
+  // Breslow's approximation: every pick of G sees the whole of G (R + E_G).
+  kBreslow,
+};
+
+// Per-term weights of the tie-group likelihood (kEfron / kBreslow).
+enum class PlWeighting {
+  kUniform,      // every term counts 1
+  kGain,         // the term of a document labelled r counts 2^r - 1
+  kPosition,     // the term at ideal position j counts 1 / log2(j + 2)
+  kGainPosition  // both: the term's share of the ideal DCG
+};
 
 // Knobs of the Plackett-Luce (ListMLE) objective. Defaults reproduce the
 // paper as written (K = 10, one ground-truth permutation, all queries).
@@ -29,7 +54,15 @@ struct PlackettLuceOptions {
   double newton_damping = 1e-6;
   // |leaf value| is clipped to this before the learning rate; 0 = no clip.
   double max_leaf_step = 100.0;
+  // Tie handling; kPermutation is the paper's.
+  PlTies ties = PlTies::kPermutation;
+  PlWeighting weighting = PlWeighting::kUniform;
 };
+
+// Parse the names used by --pl_ties / --pl_weighting (InvalidArgument, listing
+// the valid names, otherwise).
+absl::StatusOr<PlTies> ParsePlTies(const std::string& name);
+absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name);
 
 // InvalidArgument when a field is out of range.
 absl::Status ValidatePlackettLuceOptions(const PlackettLuceOptions& options);

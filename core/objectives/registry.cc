@@ -12,6 +12,7 @@
 #include "core/objectives/lambdamart.h"
 #include "core/objectives/listnet_kl.h"
 #include "core/objectives/mcrank.h"
+#include "core/objectives/pl_tied.h"
 #include "core/objectives/plackett_luce.h"
 #include "core/objectives/squared_loss.h"
 
@@ -31,8 +32,17 @@ absl::StatusOr<std::unique_ptr<Objective>> MakePlackettLuce(
   pl.stop_at_lowest_label = options.pl_stop_at_lowest_label;
   pl.newton_damping = options.pl_newton_damping;
   pl.max_leaf_step = options.pl_max_leaf_step;
+  absl::StatusOr<PlTies> ties = ParsePlTies(options.pl_ties);
+  if (!ties.ok()) return ties.status();
+  pl.ties = *ties;
+  absl::StatusOr<PlWeighting> weighting = ParsePlWeighting(options.pl_weighting);
+  if (!weighting.ok()) return weighting.status();
+  pl.weighting = *weighting;
   if (absl::Status s = ValidatePlackettLuceOptions(pl); !s.ok()) return s;
-  return std::unique_ptr<Objective>(new PlackettLuceObjective(pl));
+  if (pl.ties == PlTies::kPermutation) {
+    return std::unique_ptr<Objective>(new PlackettLuceObjective(pl));
+  }
+  return std::unique_ptr<Objective>(new PlackettLuceTiedObjective(pl));
 }
 
 absl::StatusOr<std::unique_ptr<Objective>> MakeLambdaMart(

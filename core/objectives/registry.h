@@ -24,6 +24,11 @@ struct ObjectiveOptions {
   double pl_newton_damping = 1e-6;
   double pl_max_leaf_step = 100.0;
   uint64_t pl_seed = 0;  // salt mixed into the Init seed
+  // Tie handling: "permutation" (the paper: sampled tie-breaks), "efron" or
+  // "breslow" (tie groups in closed form); and the per-term weighting of the
+  // tie-group likelihood: "uniform", "gain", "position", "gain_position".
+  std::string pl_ties = "permutation";
+  std::string pl_weighting = "uniform";
   // LambdaMART (see LambdaMartOptions): logistic slope, and the top of the
   // current ranking a pair must touch (0 = all pairs).
   double lambdamart_sigma = 1.0;

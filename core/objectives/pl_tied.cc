@@ -1,0 +1,338 @@
+#include "core/objectives/pl_tied.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "core/objectives/pl_leaf_step.h"
+
+namespace plrank {
+namespace {
+
+// Per-thread scratch, sized once by the largest query and group count.
+struct TiedWorkspace {
+  std::vector<double> exp_score;  // e_d = exp(s_d - max_s), local index
+  // Per group (highest label first):
+  std::vector<double> mass;         // E_G
+  std::vector<double> mass_but_top;  // E_G minus its largest member, summed
+  std::vector<uint32_t> top;        // local index of the largest member
+  std::vector<double> below;        // R_G
+  std::vector<double> alpha, beta, gamma, delta, epsilon, omega;
+  // Per leaf (leaf step only):
+  std::vector<double> leaf_below, leaf_group;
+  std::vector<uint32_t> leaf_members;
+  std::vector<uint8_t> touched;
+  std::vector<int32_t> touched_list;
+
+  void Reserve(uint32_t max_size, uint32_t max_groups) {
+    exp_score.resize(max_size);
+    for (auto* v : {&mass, &mass_but_top, &below, &alpha, &beta, &gamma,
+                    &delta, &epsilon, &omega}) {
+      v->resize(max_groups);
+    }
+    top.resize(max_groups);
+  }
+};
+
+// Fills ws for one query: e_d, each group's E, R and the sums over its terms
+//   alpha = sum w/D, beta = sum w c/D, gamma = sum w/D^2,
+//   delta = sum w c/D^2, epsilon = sum w c^2/D^2, omega = sum w.
+// Returns max_s.
+double PrepareQuery(const double* scores, const PlTieQuery& query,
+                    const PlTieGroups& groups, bool efron, TiedWorkspace& ws) {
+  const double max_score = *std::max_element(scores, scores + query.size);
+  for (uint32_t d = 0; d < query.size; ++d) {
+    ws.exp_score[d] = std::exp(scores[d] - max_score);
+  }
+  const PlTieGroup* group = groups.groups(query);
+  double below = 0.0;
+  for (uint32_t i = query.num_groups; i-- > 0;) {
+    const uint32_t* members = groups.members(group[i]);
+    uint32_t top = members[0];
+    for (uint32_t k = 1; k < group[i].size; ++k) {
+      if (ws.exp_score[members[k]] > ws.exp_score[top]) top = members[k];
+    }
+    double mass = 0.0, but_top = 0.0;
+    for (uint32_t k = 0; k < group[i].size; ++k) {
+      mass += ws.exp_score[members[k]];
+      if (members[k] != top) but_top += ws.exp_score[members[k]];
+    }
+    ws.mass[i] = mass;
+    ws.mass_but_top[i] = but_top;
+    ws.top[i] = top;
+    ws.below[i] = below;
+    double alpha = 0, beta = 0, gamma = 0, delta = 0, epsilon = 0, omega = 0;
+    const double* w = groups.weights(group[i]);
+    const double inv_size = 1.0 / group[i].size;
+    for (uint32_t k = 0; k < group[i].terms; ++k) {
+      const double c = efron ? 1.0 - k * inv_size : 1.0;
+      const double inv = 1.0 / std::max(below + c * mass, DBL_MIN);
+      alpha += w[k] * inv;
+      beta += w[k] * c * inv;
+      gamma += w[k] * inv * inv;
+      delta += w[k] * c * inv * inv;
+      epsilon += w[k] * c * c * inv * inv;
+      omega += w[k];
+    }
+    ws.alpha[i] = alpha;
+    ws.beta[i] = beta;
+    ws.gamma[i] = gamma;
+    ws.delta[i] = delta;
+    ws.epsilon[i] = epsilon;
+    ws.omega[i] = omega;
+    below += mass;
+  }
+  return max_score;
+}
+
+// L'(d) and the hessian diagonal (as a positive number) of every document.
+template <typename Store>
+void QueryDerivatives(const double* scores, const PlTieQuery& query,
+                      const PlTieGroups& groups, bool efron, TiedWorkspace& ws,
+                      Store store) {
+  if (query.num_terms == 0) {
+    for (uint32_t d = 0; d < query.size; ++d) store(d, 0.0, 0.0);
+    return;
+  }
+  PrepareQuery(scores, query, groups, efron, ws);
+  const PlTieGroup* group = groups.groups(query);
+  double alpha_above = 0.0;  // sum of alpha over the groups above i
+  for (uint32_t i = 0; i < query.num_groups; ++i) {
+    const uint32_t* members = groups.members(group[i]);
+    for (uint32_t k = 0; k < group[i].size; ++k) {
+      const uint32_t d = members[k];
+      const double e = ws.exp_score[d];
+      // E_G - e_d without cancellation for the group's largest member.
+      const double others = d == ws.top[i] ? ws.mass_but_top[i]
+                                           : std::max(ws.mass[i] - e, 0.0);
+      // Own group: W/|G| - e beta; exactly R alpha for a singleton.
+      double first = group[i].size == 1
+                         ? ws.below[i] * ws.alpha[i]
+                         : ws.omega[i] / group[i].size - e * ws.beta[i];
+      first -= e * alpha_above;
+      double second = e * (ws.below[i] * ws.delta[i] + others * ws.epsilon[i]);
+      // Groups above: their contexts minus d hold R_i, G's others and the
+      // groups in between, all positive.
+      double in_between = 0.0;
+      for (uint32_t j = i; j-- > 0;) {
+        second += e * ((ws.below[i] + others + in_between) * ws.gamma[j] +
+                       ws.mass[j] * ws.delta[j]);
+        in_between += ws.mass[j];
+      }
+      store(d, first, second);
+    }
+    alpha_above += ws.alpha[i];
+  }
+}
+
+double QueryLoss(const double* scores, const PlTieQuery& query,
+                 const PlTieGroups& groups, bool efron, TiedWorkspace& ws) {
+  if (query.num_terms == 0) return 0.0;
+  const double max_score = PrepareQuery(scores, query, groups, efron, ws);
+  const PlTieGroup* group = groups.groups(query);
+  double loss = 0.0;
+  for (uint32_t i = 0; i < query.num_groups; ++i) {
+    if (group[i].terms == 0) continue;
+    const uint32_t* members = groups.members(group[i]);
+    double mean = 0.0;
+    for (uint32_t k = 0; k < group[i].size; ++k) {
+      mean += scores[members[k]] - max_score;
+    }
+    mean /= group[i].size;
+    const double* w = groups.weights(group[i]);
+    for (uint32_t k = 0; k < group[i].terms; ++k) {
+      const double c = efron ? 1.0 - static_cast<double>(k) / group[i].size
+                             : 1.0;
+      loss += w[k] * (std::log(std::max(ws.below[i] + c * ws.mass[i], DBL_MIN)) -
+                      mean);
+    }
+  }
+  return loss;
+}
+
+// Adds one in-bag query's leaf sums. Groups are swept from the lowest label
+// up, so each leaf's mass below the current group only grows.
+void AccumulateQuery(const double* scores, const int32_t* leaf,
+                     const PlTieQuery& query, const PlTieGroups& groups,
+                     bool efron, TiedWorkspace& ws, double* first,
+                     double* second, double* count) {
+  PrepareQuery(scores, query, groups, efron, ws);
+  const PlTieGroup* group = groups.groups(query);
+  ws.touched_list.clear();
+  for (uint32_t i = query.num_groups; i-- > 0;) {
+    const uint32_t* members = groups.members(group[i]);
+    for (uint32_t k = 0; k < group[i].size; ++k) {
+      const int32_t u = leaf[members[k]];
+      if (u < 0) continue;
+      if (!ws.touched[u]) {
+        ws.touched[u] = 1;
+        ws.touched_list.push_back(u);  // capacity reserved: no allocation
+        ws.leaf_below[u] = 0.0;
+        ws.leaf_group[u] = 0.0;
+        ws.leaf_members[u] = 0;
+      }
+      ws.leaf_group[u] += ws.exp_score[members[k]];
+      ++ws.leaf_members[u];
+    }
+    if (group[i].terms > 0) {
+      const double inv_size = 1.0 / group[i].size;
+      for (int32_t u : ws.touched_list) {
+        const double r = ws.leaf_below[u], a = ws.leaf_group[u];
+        const double p1 = r * ws.alpha[i] + a * ws.beta[i];
+        const double p2 = r * r * ws.gamma[i] + 2.0 * r * a * ws.delta[i] +
+                          a * a * ws.epsilon[i];
+        first[u] += ws.omega[i] * ws.leaf_members[u] * inv_size - p1;
+        second[u] += p2 - p1;
+        count[u] += ws.omega[i];
+      }
+    }
+    for (int32_t u : ws.touched_list) {
+      ws.leaf_below[u] += ws.leaf_group[u];
+      ws.leaf_group[u] = 0.0;
+      ws.leaf_members[u] = 0;
+    }
+  }
+  for (int32_t u : ws.touched_list) ws.touched[u] = 0;
+}
+
+bool InBag(absl::Span<const uint8_t> query_in_bag, size_t q) {
+  return query_in_bag.empty() || query_in_bag[q] != 0;
+}
+
+}  // namespace
+
+absl::Status PlackettLuceTiedObjective::Init(const Dataset& train,
+                                             uint64_t /*seed*/) {
+  absl::StatusOr<PlTieGroups> groups = PlTieGroups::Build(train, options_);
+  if (!groups.ok()) return groups.status();
+  groups_ = *std::move(groups);
+  return absl::OkStatus();
+}
+
+template <typename T, typename Store>
+void PlackettLuceTiedObjective::ForEachQueryDerivative(
+    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
+    T* first, T* second, Store store) const {
+  const absl::Span<const PlTieQuery> queries = groups_.queries();
+  const int64_t nq = static_cast<int64_t>(queries.size());
+  const bool efron = options_.ties == PlTies::kEfron;
+#pragma omp parallel
+  {
+    TiedWorkspace ws;
+    ws.Reserve(groups_.max_query_size(), groups_.max_groups());
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t q = 0; q < nq; ++q) {
+      const PlTieQuery& query = queries[q];
+      T* g = first + query.begin;
+      T* h = second + query.begin;
+      if (!InBag(query_in_bag, q)) {
+        std::fill(g, g + query.size, T{0});
+        std::fill(h, h + query.size, T{0});
+        continue;
+      }
+      QueryDerivatives(scores.data() + query.begin, query, groups_, efron, ws,
+                       [&](uint32_t d, double l1, double l2) {
+                         store(g + d, h + d, l1, l2);
+                       });
+    }
+  }
+}
+
+void PlackettLuceTiedObjective::ComputeDerivatives(
+    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
+    absl::Span<double> first, absl::Span<double> diagonal_second) const {
+  ForEachQueryDerivative(scores, query_in_bag, first.data(),
+                         diagonal_second.data(),
+                         [](double* g, double* h, double l1, double l2) {
+                           *g = l1;
+                           *h = -l2;
+                         });
+}
+
+void PlackettLuceTiedObjective::ComputeGradients(
+    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
+    absl::Span<float> gradients, absl::Span<float> hessians) {
+  ForEachQueryDerivative(scores, query_in_bag, gradients.data(),
+                         hessians.data(),
+                         [](float* g, float* h, double l1, double l2) {
+                           *g = static_cast<float>(-l1);
+                           *h = static_cast<float>(l2);
+                         });
+}
+
+double PlackettLuceTiedObjective::Loss(absl::Span<const double> scores) const {
+  const absl::Span<const PlTieQuery> queries = groups_.queries();
+  const int64_t nq = static_cast<int64_t>(queries.size());
+  const bool efron = options_.ties == PlTies::kEfron;
+  std::vector<double> per_query(queries.size(), 0.0);
+#pragma omp parallel
+  {
+    TiedWorkspace ws;
+    ws.Reserve(groups_.max_query_size(), groups_.max_groups());
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t q = 0; q < nq; ++q) {
+      per_query[q] = QueryLoss(scores.data() + queries[q].begin, queries[q],
+                               groups_, efron, ws);
+    }
+  }
+  double total = 0.0;  // fixed order: deterministic
+  for (double loss : per_query) total += loss;
+  return total;
+}
+
+PlackettLuceTiedObjective::LeafDerivatives
+PlackettLuceTiedObjective::ComputeLeafDerivatives(
+    absl::Span<const double> scores,
+    absl::Span<const int32_t> leaf_of_document, int32_t num_leaves) const {
+  const absl::Span<const PlTieQuery> queries = groups_.queries();
+  const bool efron = options_.ties == PlTies::kEfron;
+  LeafDerivatives result;
+  pl_internal::ReduceLeafSumsByChunks<TiedWorkspace>(
+      static_cast<int64_t>(queries.size()), num_leaves,
+      [&](TiedWorkspace& ws) {
+        ws.Reserve(groups_.max_query_size(), groups_.max_groups());
+        ws.leaf_below.assign(num_leaves, 0.0);
+        ws.leaf_group.assign(num_leaves, 0.0);
+        ws.leaf_members.assign(num_leaves, 0);
+        ws.touched.assign(num_leaves, 0);
+        ws.touched_list.reserve(num_leaves);
+      },
+      [&](TiedWorkspace& ws, int64_t q, double* first, double* second,
+          double* count) {
+        const PlTieQuery& query = queries[q];
+        if (query.num_terms == 0) return;
+        const int32_t* leaf = leaf_of_document.data() + query.begin;
+        if (leaf[0] < 0) return;  // out of this iteration's bag
+        AccumulateQuery(scores.data() + query.begin, leaf, query, groups_,
+                        efron, ws, first, second, count);
+      },
+      &result.first, &result.second, &result.contexts);
+  return result;
+}
+
+void PlackettLuceTiedObjective::ComputeLeafValues(
+    absl::Span<const double> scores, const LeafAssignment& assignment,
+    absl::Span<double> leaf_values) const {
+  const LeafDerivatives d = ComputeLeafDerivatives(
+      scores, assignment.leaf_of_document, assignment.num_leaves);
+  pl_internal::NewtonLeafValues(d.first, d.second, d.contexts,
+                                assignment.lambda_l2, options_, leaf_values);
+}
+
+std::vector<std::string> PlackettLuceTiedObjective::Describe() const {
+  return {absl::StrFormat(
+      "plrank: tie groups (%s), weighting %d, top-k %d, stop at lowest label "
+      "%s; %d of %d queries have terms, %d terms",
+      options_.ties == PlTies::kEfron ? "efron" : "breslow",
+      static_cast<int>(options_.weighting), options_.topk,
+      options_.stop_at_lowest_label ? "yes" : "no",
+      groups_.queries_with_terms(), groups_.queries().size(),
+      groups_.total_terms())};
+}
+
+}  // namespace plrank

@@ -1,0 +1,157 @@
+// Precision of PLRank's per-document derivatives at large score spreads: the
+// gradient and hessian must keep their relative precision when one document
+// dominates its contexts (no total-minus-part cancellation).
+
+#include <cmath>
+#include <vector>
+
+#include "core/objectives/plackett_luce.h"
+#include "gtest/gtest.h"
+#include "tests/unit/objectives/pl_test_util.h"
+
+namespace plrank {
+namespace {
+
+using testing::MakeDataset;
+using testing::RandomDataset;
+using testing::RandomScores;
+
+struct Reference {
+  std::vector<long double> first, second;  // L'(d), sum p(1-p)
+  // Per document: sum over its contexts of |I(picked) - p|, the terms L'(d)
+  // adds up. An accurate method's error is rounding relative to these (they
+  // may cancel across permutations), never relative to a context total.
+  std::vector<long double> scale;
+};
+
+// Straight from the definition, one context at a time, with 1 - p formed as
+// (sum of the other documents) / S so that nothing cancels.
+Reference BruteDerivatives(const PlContexts& contexts,
+                           const std::vector<double>& scores) {
+  Reference ref{std::vector<long double>(scores.size(), 0.0L),
+                std::vector<long double>(scores.size(), 0.0L),
+                std::vector<long double>(scores.size(), 0.0L)};
+  const long double inv_m = 1.0L / contexts.num_permutations();
+  for (const PlQuery& query : contexts.queries()) {
+    const double* s = scores.data() + query.begin;
+    double top = s[0];
+    for (uint32_t d = 1; d < query.size; ++d) top = std::max(top, s[d]);
+    std::vector<long double> e(query.size);
+    for (uint32_t d = 0; d < query.size; ++d) {
+      e[d] = std::exp(static_cast<long double>(s[d]) - top);
+    }
+    for (int32_t p = 0; p < contexts.num_permutations(); ++p) {
+      std::vector<uint8_t> removed(query.size, 0);
+      const uint32_t* order = contexts.chosen(query, p);
+      for (uint32_t j = 0; j < query.depth; ++j) {
+        long double total = 0.0L;
+        for (uint32_t d = 0; d < query.size; ++d) {
+          if (!removed[d]) total += e[d];
+        }
+        for (uint32_t d = 0; d < query.size; ++d) {
+          if (removed[d]) continue;
+          long double others = 0.0L;
+          for (uint32_t o = 0; o < query.size; ++o) {
+            if (!removed[o] && o != d) others += e[o];
+          }
+          const long double prob = e[d] / total, rest = others / total;
+          const size_t g = query.begin + d;
+          ref.first[g] += inv_m * (d == order[j] ? rest : -prob);
+          ref.second[g] += inv_m * prob * rest;
+          ref.scale[g] += inv_m * (d == order[j] ? rest : prob);
+        }
+        removed[order[j]] = 1;
+      }
+    }
+  }
+  return ref;
+}
+
+struct Derivatives {
+  std::vector<double> first, second;
+};
+
+Derivatives Compute(const PlackettLuceObjective& objective,
+                    const std::vector<double>& scores) {
+  Derivatives result{std::vector<double>(scores.size()),
+                     std::vector<double>(scores.size())};
+  objective.ComputeDerivatives(scores, {}, absl::MakeSpan(result.first),
+                               absl::MakeSpan(result.second));
+  for (double& h : result.second) h = -h;
+  return result;
+}
+
+PlackettLuceOptions Options(int topk, int permutations, bool stop) {
+  PlackettLuceOptions options;
+  options.topk = topk;
+  options.permutations = permutations;
+  options.stop_at_lowest_label = stop;
+  return options;
+}
+
+// The cases: labels 3,2,1,0, K = 3, scores in steps of -15 and -20.
+TEST(PlPrecisionTest, DominantDocumentsKeepRelativePrecision) {
+  const Dataset data = MakeDataset({{3, 2, 1, 0}});
+  PlackettLuceObjective objective(Options(3, 1, false));
+  ASSERT_TRUE(objective.Init(data, 1).ok());
+  {
+    const Derivatives d = Compute(objective, {0, -15, -30, -45});
+    // 1 - p(d1 | all) = (e^-15 + e^-30 + e^-45) / (1 + ...).
+    const double expected = (std::exp(-15.0) + std::exp(-30.0) + std::exp(-45.0)) /
+                            (1 + std::exp(-15.0) + std::exp(-30.0) + std::exp(-45.0));
+    EXPECT_NEAR(d.first[0], expected, 1e-12 * expected);
+    EXPECT_NEAR(expected, 3.059e-7, 1e-10);
+  }
+  {
+    const Derivatives d = Compute(objective, {0, -20, -40, -60});
+    EXPECT_NEAR(d.first[0], 2.061e-9, 1e-12);
+    EXPECT_NEAR(d.second[0], 2.061e-9, 1e-12);
+    // d2: p(1-p) ~ e^-20 in the first context and again in its own.
+    EXPECT_NEAR(d.second[1], 4.122e-9, 1e-12);
+  }
+}
+
+void ExpectMatchesReference(const PlackettLuceObjective& objective,
+                            const std::vector<double>& scores) {
+  const Reference ref = BruteDerivatives(objective.contexts(), scores);
+  const Derivatives got = Compute(objective, scores);
+  int checked = 0;
+  for (size_t d = 0; d < scores.size(); ++d) {
+    // Relative precision, up to rounding against what is actually summed.
+    const long double tolerance = 1e-9L * std::fabs(ref.first[d]) +
+                                  1e-14L * ref.scale[d] + 1e-300L;
+    EXPECT_LE(std::fabs(got.first[d] - ref.first[d]), tolerance)
+        << "document " << d << " got " << got.first[d] << " want "
+        << static_cast<double>(ref.first[d]);
+    // p (1 - p) > 0: the hessian has nothing to cancel.
+    EXPECT_LE(std::fabs(got.second[d] - ref.second[d]),
+              1e-9L * ref.second[d] + 1e-300L)
+        << "document " << d << " got " << got.second[d] << " want "
+        << static_cast<double>(ref.second[d]);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST(PlPrecisionTest, ScoresSpanningPlusMinusFifty) {
+  for (int m : {1, 3}) {
+    for (bool stop : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "m=" << m << " stop=" << stop);
+      const Dataset data = RandomDataset(40 + m, 25, 2, 30, 3);
+      PlackettLuceObjective objective(Options(1000, m, stop));
+      ASSERT_TRUE(objective.Init(data, 2).ok());
+      ExpectMatchesReference(objective,
+                             RandomScores(7 + m, data.num_documents(), 50.0));
+      // Sorted scores: the relevant documents dominate every context, the
+      // regime a well-trained model reaches.
+      std::vector<double> sorted(data.num_documents());
+      for (size_t d = 0; d < sorted.size(); ++d) {
+        sorted[d] = 12.0 * data.labels[d] - 0.5 * static_cast<double>(d % 7);
+      }
+      ExpectMatchesReference(objective, sorted);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace plrank
