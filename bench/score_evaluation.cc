@@ -29,7 +29,7 @@ absl::StatusOr<std::vector<double>> ReadScoreFile(const std::string& path) {
   return scores;
 }
 
-absl::StatusOr<std::vector<double>> EvaluateScores(
+absl::StatusOr<std::vector<std::vector<double>>> EvaluateScoresPerQuery(
     const Dataset& test, const std::vector<double>& scores) {
   if (scores.size() != test.num_documents()) {
     return absl::InvalidArgumentError(
@@ -39,12 +39,23 @@ absl::StatusOr<std::vector<double>> EvaluateScores(
   MetricOptions options;
   options.empty_query = EmptyQueryNdcg::kOne;
   options.max_grade = 0;  // the test set's largest label
-  std::vector<double> means;
+  std::vector<std::vector<double>> values;
   for (const char* name : kBenchMetricNames) {
     absl::StatusOr<MetricSpec> spec = ParseMetricSpec(name);
     if (!spec.ok()) return spec.status();
-    means.push_back(
-        MeanIgnoringNan(PerQueryMetric(test, scores, *spec, options)));
+    values.push_back(PerQueryMetric(test, scores, *spec, options));
+  }
+  return values;
+}
+
+absl::StatusOr<std::vector<double>> EvaluateScores(
+    const Dataset& test, const std::vector<double>& scores) {
+  absl::StatusOr<std::vector<std::vector<double>>> values =
+      EvaluateScoresPerQuery(test, scores);
+  if (!values.ok()) return values.status();
+  std::vector<double> means;
+  for (const std::vector<double>& per_query : *values) {
+    means.push_back(MeanIgnoringNan(per_query));
   }
   return means;
 }

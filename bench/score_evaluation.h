@@ -25,6 +25,11 @@ absl::StatusOr<std::vector<double>> ReadScoreFile(const std::string& path);
 absl::StatusOr<std::vector<double>> EvaluateScores(
     const Dataset& test, const std::vector<double>& scores);
 
+// The same metrics per query: result[metric][query], in kBenchMetricNames
+// order, for paired tests and for pooling queries of several test sets.
+absl::StatusOr<std::vector<std::vector<double>>> EvaluateScoresPerQuery(
+    const Dataset& test, const std::vector<double>& scores);
+
 }  // namespace plrank::bench
 
 #endif  // PLRANK_BENCH_SCORE_EVALUATION_H_

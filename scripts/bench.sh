@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Builds Release with the benchmarks and runs them, writing markdown reports
-# to bench/results/: parse.md (LETOR parsing speed), mq2008.md (5-fold mean)
-# and generated.md (~480K documents x 136 features).
+# to bench/results/: parse.md (LETOR parsing speed), mq2008.md (5-fold mean),
+# generated.md (~480K documents x 136 features) and quality.md (+ quality.json:
+# ranking quality of PLRank vs LambdaMART and XGBoost over MQ2008, the
+# LightGBM example and four generated regimes, 3 seeds each; about 20 minutes
+# on 2 idle cores, so it is part of the default run).
 #
-#   scripts/bench.sh [parse] [mq2008] [generated]     (default: all three)
+#   scripts/bench.sh [parse] [mq2008] [generated] [quality] [-- QUALITY_FLAGS]
+#
+# With no item, all four run. Flags after `--` go to plrank-bench-quality,
+# e.g. to compare PLRank variants:
+#   scripts/bench.sh quality -- --plrank_variants='default=;K all=--pl_topk=100000'
 #
 # Environment: BUILD_DIR (default build-bench), SHARED_DATA (default
 # ../shared/data), THREADS (default 2). Run on an otherwise idle machine:
@@ -15,12 +22,23 @@ build=${BUILD_DIR:-$root/build-bench}
 shared=${SHARED_DATA:-$root/../shared/data}
 threads=${THREADS:-2}
 results=$root/bench/results
-what=("$@")
-[[ ${#what[@]} -eq 0 ]] && what=(parse mq2008 generated)
+what=()
+quality_flags=()
+while [[ $# -gt 0 ]]; do
+  if [[ $1 == -- ]]; then
+    shift
+    quality_flags=("$@")
+    break
+  fi
+  what+=("$1")
+  shift
+done
+[[ ${#what[@]} -eq 0 ]] && what=(parse mq2008 generated quality)
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DPLRANK_BUILD_BENCH=ON -DPLRANK_BUILD_TESTS=OFF >/dev/null
-targets=(plrank-train plrank-eval plrank-datagen plrank-bench-train plrank-bench-parse)
+targets=(plrank-train plrank-eval plrank-datagen plrank-bench-train plrank-bench-parse
+  plrank-bench-quality)
 if cmake --build "$build" --target help | grep -q 'plrank-xgb-peer'; then
   targets+=(plrank-xgb-peer)
 else
@@ -51,8 +69,14 @@ for item in "${what[@]}"; do
         --learning_rate=0.1 --num_threads="$threads" --max_bin=255 \
         --work_dir="$scratch" --out="$results/generated.md"
       ;;
+    quality)
+      # Settings are plrank-bench-quality's defaults (see its --help).
+      "$bin/plrank-bench-quality" --shared_data="$shared" \
+        --num_threads="$threads" --work_dir="$scratch" \
+        --out="$results/quality.md" ${quality_flags[@]+"${quality_flags[@]}"}
+      ;;
     *)
-      echo "bench.sh: unknown benchmark '$item' (parse, mq2008, generated)" >&2
+      echo "bench.sh: unknown benchmark '$item' (parse, mq2008, generated, quality)" >&2
       exit 2
       ;;
   esac

@@ -1,0 +1,169 @@
+#include "bench/quality_data.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "bench/child_process.h"
+#include "core/data/letor_reader.h"
+
+namespace plrank::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status RunOrFail(const std::vector<std::string>& argv,
+                       const std::string& base, std::string* out) {
+  absl::StatusOr<ChildRun> run = RunChild(argv, base + ".out", base + ".err");
+  if (!run.ok()) return run.status();
+  if (run->exit_code != 0) {
+    return absl::InternalError(absl::StrCat(absl::StrJoin(argv, " "),
+                                            " failed:\n",
+                                            TailOfFile(base + ".err", 10)));
+  }
+  if (out != nullptr) *out = run->stdout_text;
+  return absl::OkStatus();
+}
+
+absl::Status CountTrain(QualitySplit& split) {
+  absl::StatusOr<Dataset> train = ReadLetorFile(split.train, ReadOptions{});
+  if (!train.ok()) return train.status();
+  split.train_queries = train->num_queries();
+  split.train_documents = train->num_documents();
+  return absl::OkStatus();
+}
+
+// "wrote PATH: N queries, D documents, F features" for `path`.
+void ParseWroteLine(const std::string& text, const std::string& path,
+                    QualitySplit& split) {
+  const std::string prefix = absl::StrCat("wrote ", path, ": ");
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::ConsumePrefix(&line, prefix)) continue;
+    std::vector<absl::string_view> words =
+        absl::StrSplit(line, absl::ByAnyChar(" ,"), absl::SkipEmpty());
+    if (words.size() >= 4) {
+      (void)absl::SimpleAtoi(words[0], &split.train_queries);
+      (void)absl::SimpleAtoi(words[2], &split.train_documents);
+    }
+  }
+}
+
+absl::StatusOr<QualitySetData> Mq2008(const QualityDataConfig& config,
+                                      const std::string& work_dir) {
+  QualitySetData set;
+  const std::string dir = work_dir + "/mq2008";
+  if (absl::Status status = RunOrFail(
+          {"/bin/bash", config.shared_data_dir + "/make-folds.sh", dir},
+          work_dir + "/make-folds", nullptr);
+      !status.ok()) {
+    return status;
+  }
+  const int folds = std::clamp(config.mq2008_folds, 1, 5);
+  set.title = absl::StrCat("MQ2008 (", folds, folds == 5 ? " standard" : "",
+                           " fold", folds == 1 ? "" : "s",
+                           ", train.txt -> test.txt)");
+  for (int f = 1; f <= folds; ++f) {
+    QualitySplit split;
+    split.name = absl::StrCat("Fold", f);
+    split.train = absl::StrCat(dir, "/Fold", f, "/train.txt");
+    split.test = absl::StrCat(dir, "/Fold", f, "/test.txt");
+    if (absl::Status status = CountTrain(split); !status.ok()) return status;
+    set.splits.push_back(split);
+  }
+  return set;
+}
+
+absl::StatusOr<QualitySetData> LightGbm(const QualityDataConfig& config) {
+  QualitySetData set;
+  set.title = "LightGBM lambdarank example (rank.train -> rank.test, .query files)";
+  const std::string dir = config.shared_data_dir + "/lightgbm-example";
+  QualitySplit split;
+  split.name = "rank.train/rank.test";
+  split.train = dir + "/rank.train";  // the reader takes rank.train.query
+  split.test = dir + "/rank.test";
+  if (!fs::exists(split.train + ".query") || !fs::exists(split.test + ".query")) {
+    return absl::NotFoundError(absl::StrCat("no rank.train/.test with .query in ", dir));
+  }
+  if (absl::Status status = CountTrain(split); !status.ok()) return status;
+  set.splits.push_back(split);
+  return set;
+}
+
+absl::StatusOr<QualitySetData> Generated(absl::string_view regime,
+                                         const QualityDataConfig& config,
+                                         const std::string& work_dir) {
+  QualitySetData set;
+  set.generated = true;
+  const int queries = config.gen_queries > 0 ? config.gen_queries
+                                             : DefaultGeneratedQueries(regime);
+  set.title = absl::StrCat("generated, regime ", regime, " (", queries,
+                           " queries per seed, 60% train / 20% test, seeds 1..",
+                           config.seeds, ")");
+  for (int seed = 1; seed <= config.seeds; ++seed) {
+    const std::string prefix = absl::StrCat(work_dir, "/", regime, ".", seed);
+    std::string out;
+    if (absl::Status status = RunOrFail(
+            {config.bin_dir + "/plrank-datagen", absl::StrCat("--regime=", regime),
+             absl::StrCat("--queries=", queries), absl::StrCat("--seed=", seed),
+             "--out_prefix=" + prefix},
+            prefix + ".datagen", &out);
+        !status.ok()) {
+      return status;
+    }
+    QualitySplit split;
+    split.name = absl::StrCat("seed ", seed);
+    split.seed = seed;
+    split.train = prefix + ".train";
+    split.test = prefix + ".test";
+    ParseWroteLine(out, split.train, split);
+    for (absl::string_view line : absl::StrSplit(out, '\n')) {
+      if (absl::StartsWith(line, "regime ")) {
+        set.notes.push_back(absl::StrCat("seed ", seed, ", whole set: ",
+                                         line.substr(line.find(": ") + 2)));
+      }
+    }
+    set.splits.push_back(split);
+  }
+  return set;
+}
+
+}  // namespace
+
+std::vector<std::string> KnownQualitySets() {
+  return {"mq2008", "lightgbm", "mslr", "many_relevant", "sparse",
+          "graded_ties"};
+}
+
+bool IsGeneratedQualitySet(absl::string_view name) {
+  return name == "mslr" || name == "many_relevant" || name == "sparse" ||
+         name == "graded_ties";
+}
+
+int DefaultGeneratedQueries(absl::string_view regime) {
+  // ~150 documents per query: fewer queries for about the same documents.
+  if (regime == "many_relevant") return 800;
+  return 1500;
+}
+
+absl::StatusOr<QualitySetData> PrepareQualitySet(
+    absl::string_view name, const QualityDataConfig& config,
+    const std::string& work_dir) {
+  absl::StatusOr<QualitySetData> set =
+      name == "mq2008"     ? Mq2008(config, work_dir)
+      : name == "lightgbm" ? LightGbm(config)
+      : IsGeneratedQualitySet(name)
+          ? Generated(name, config, work_dir)
+          : absl::StatusOr<QualitySetData>(absl::InvalidArgumentError(
+                absl::StrCat("unknown data set '", name, "'; known: ",
+                             absl::StrJoin(KnownQualitySets(), ","))));
+  if (set.ok()) set->name = std::string(name);
+  return set;
+}
+
+}  // namespace plrank::bench

@@ -1,0 +1,175 @@
+// plrank-bench-quality (bench/quality_*.h): its list parsing in-process, and
+// the real program at a tiny setting — one MQ2008 fold and one small
+// generated regime, 3 trees — whose report must hold every system with sane
+// numbers. Built with the benchmarks only (PLRANK_HAVE_QUALITY_LIB); the
+// XGBoost rows are expected exactly when plrank-xgb-peer is built
+// (PLRANK_HAVE_XGB_PEER).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#if defined(PLRANK_HAVE_QUALITY_LIB)
+#include "bench/quality_systems.h"
+#include "nlohmann/json.hpp"
+#include "tests/testing/shared_data.h"
+#include "tests/testing/subprocess.h"
+
+namespace plrank::bench {
+namespace {
+
+using ::plrank::testing::BinPath;
+using ::plrank::testing::CommandResult;
+using ::plrank::testing::ReadWholeFile;
+using ::plrank::testing::RunCommand;
+using ::plrank::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+#if defined(PLRANK_HAVE_XGB_PEER)
+constexpr bool kHaveXgboost = true;
+#else
+constexpr bool kHaveXgboost = false;
+#endif
+
+TEST(QualitySystems, ParsesVariantsWithEqualsInNames) {
+  absl::StatusOr<std::vector<QualitySystem>> variants = ParsePlrankVariants(
+      "PLRank (default)=; K=all=--pl_topk=100000 --pl_permutations=3;paper=-x");
+  ASSERT_TRUE(variants.ok()) << variants.status();
+  ASSERT_EQ(variants->size(), 3u);
+  EXPECT_EQ((*variants)[0].name, "PLRank (default)");
+  EXPECT_TRUE((*variants)[0].extra_flags.empty());
+  EXPECT_EQ((*variants)[1].name, "K=all");
+  EXPECT_THAT((*variants)[1].extra_flags,
+              ElementsAre("--pl_topk=100000", "--pl_permutations=3"));
+  EXPECT_EQ((*variants)[2].objective, "plrank");
+  EXPECT_TRUE((*variants)[2].plrank_variant);
+  for (const char* bad : {"", ";", "noflags", "=--pl_topk=3", "a=;a="}) {
+    EXPECT_FALSE(ParsePlrankVariants(bad).ok()) << bad;
+  }
+}
+
+TEST(QualitySystems, ParsesPeers) {
+  absl::StatusOr<std::vector<QualitySystem>> peers =
+      ParsePeerSystems("lambdamart, xgb_ndcg,xgb_pairwise");
+  ASSERT_TRUE(peers.ok()) << peers.status();
+  ASSERT_EQ(peers->size(), 3u);
+  EXPECT_EQ((*peers)[0].name, "LambdaMART");
+  EXPECT_EQ((*peers)[0].objective, "lambdamart");
+  EXPECT_FALSE((*peers)[0].xgboost);
+  EXPECT_EQ((*peers)[1].name, "XGBoost rank:ndcg");
+  EXPECT_TRUE((*peers)[2].xgboost);
+  EXPECT_EQ((*peers)[2].objective, "rank:pairwise");
+  EXPECT_TRUE(ParsePeerSystems("").ok());
+  EXPECT_FALSE(ParsePeerSystems("xgb_map").ok());
+  EXPECT_FALSE(ParsePeerSystems("lambdamart,lambdamart").ok());
+}
+
+std::vector<std::string> TinyCommand(const TempDir& dir, const std::string& sets,
+                                     const std::string& variants) {
+  return {BinPath("plrank-bench-quality"), "--sets=" + sets,
+          "--mq2008_folds=1", "--seeds=1", "--gen_queries=60", "--trees=3",
+          "--leaves=4", "--plrank_variants=" + variants,
+          "--shared_data=" + ::plrank::testing::SharedDataPath(""),
+          "--bin_dir=" + std::string(PLRANK_BIN_DIR), "--work_dir=" + dir.path(),
+          "--out=" + dir.File("quality.md")};
+}
+
+TEST(QualityBench, TinyRunReportsEverySystemWithSaneNumbers) {
+  PLRANK_REQUIRE_SHARED_DATA("MQ2008/S1.txt");
+  TempDir dir;
+  const CommandResult run = RunCommand(
+      TinyCommand(dir, "mq2008,sparse", "PLRank (default)=;K=all=--pl_topk=100000"));
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+  const std::string md = ReadWholeFile(dir.File("quality.md"));
+  EXPECT_EQ(md, run.out);
+  EXPECT_THAT(md, HasSubstr("- command: `"));
+  EXPECT_THAT(md, HasSubstr("- commit: "));
+  EXPECT_THAT(md, HasSubstr("## Summary: NDCG@10 per set"));
+  EXPECT_THAT(md, HasSubstr("| mq2008 | 0."));
+  EXPECT_THAT(md, HasSubstr("| sparse | 0."));
+  EXPECT_THAT(md, HasSubstr("### sparse: generated, regime sparse"));
+  EXPECT_THAT(md, HasSubstr("relevant per query mean"));  // datagen's stats
+
+  std::vector<std::string> expected = {"PLRank (default)", "K=all", "LambdaMART"};
+  if (kHaveXgboost) {
+    expected.push_back("XGBoost rank:ndcg");
+    expected.push_back("XGBoost rank:pairwise");
+  } else {
+    EXPECT_THAT(md, HasSubstr("XGBoost rank:ndcg skipped"));
+  }
+  const nlohmann::json json =
+      nlohmann::json::parse(ReadWholeFile(dir.File("quality.json")));
+  EXPECT_EQ(json["candidate"], "PLRank (default)");
+  ASSERT_EQ(json["systems"].size(), expected.size());
+  ASSERT_EQ(json["sets"].size(), 2u);
+  for (const nlohmann::json& set : json["sets"]) {
+    SCOPED_TRACE(set["name"].get<std::string>());
+    EXPECT_EQ(set["error"], "");
+    EXPECT_GT(set["test_queries"].get<int>(), 5);
+    EXPECT_FALSE(set["best_peer"].is_null());
+    EXPECT_TRUE(set["candidate_ge_best_peer"].is_boolean());
+    ASSERT_EQ(set["systems"].size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const nlohmann::json& row = set["systems"][i];
+      EXPECT_EQ(row["name"], expected[i]);
+      EXPECT_FALSE(row["failed"].get<bool>()) << row["error"];
+      for (const char* metric : {"ndcg@1", "ndcg@3", "ndcg@10"}) {
+        const double value = row[metric].get<double>();
+        EXPECT_GT(value, 0) << expected[i] << " " << metric;
+        EXPECT_LE(value, 1) << expected[i] << " " << metric;
+      }
+      EXPECT_GE(row["err"].get<double>(), 0);
+      EXPECT_LE(row["err"].get<double>(), 1);
+      EXPECT_GE(row["train_seconds"].get<double>(), 0);
+      if (i == 0) {
+        EXPECT_TRUE(row["p_value"].is_null());
+      } else {
+        EXPECT_GE(row["p_value"].get<double>(), 0);
+        EXPECT_LE(row["p_value"].get<double>(), 1);
+      }
+      EXPECT_THAT(md, HasSubstr(i == 0 ? "| **" + expected[i] + "** (candidate) | 0."
+                                       : "| " + expected[i] + " | 0."));
+    }
+  }
+}
+
+TEST(QualityBench, AFailingVariantIsReportedAndTheOthersStillRun) {
+  TempDir dir;
+  std::vector<std::string> command =
+      TinyCommand(dir, "sparse", "ok=;broken=--no_such_flag=1");
+  command.push_back("--systems=lambdamart");
+  command.push_back("--candidate=broken");
+  const CommandResult run = RunCommand(command);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const std::string md = ReadWholeFile(dir.File("quality.md"));
+  EXPECT_THAT(md, HasSubstr("| broken | failed: "));
+  EXPECT_THAT(md, HasSubstr("| ok | 0."));
+  EXPECT_THAT(md, HasSubstr("| LambdaMART | 0."));
+  EXPECT_THAT(md, HasSubstr("| n/a | n/a |"));  // no candidate, no verdict
+}
+
+TEST(QualityBench, BadListsAreRefused) {
+  TempDir dir;
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--sets=ohsumed"},
+        std::vector<std::string>{"--candidate=nobody"},
+        std::vector<std::string>{"--systems=xgb_map"}}) {
+    std::vector<std::string> command = TinyCommand(dir, "sparse", "a=");
+    command.insert(command.end(), extra.begin(), extra.end());
+    const CommandResult run = RunCommand(command);
+    EXPECT_EQ(run.exit_code, 2) << extra[0];
+    EXPECT_THAT(run.err, HasSubstr("plrank-bench-quality: ")) << extra[0];
+  }
+}
+
+}  // namespace
+}  // namespace plrank::bench
+
+#else
+TEST(QualityBench, NeedsTheBenchmarks) {
+  GTEST_SKIP() << "configure with -DPLRANK_BUILD_BENCH=ON to build plrank-bench-quality";
+}
+#endif
