@@ -32,10 +32,13 @@ ABSL_FLAG(bool, pl_stop_at_lowest_label, true,
           "--nopl_stop_at_lowest_label gives the paper's plain top-K.");
 ABSL_FLAG(std::string, pl_ties, "permutation",
           "PLRank: equal labels as 'permutation' (sampled tie-breaks, the "
-          "paper), 'efron' or 'breslow' (tie groups in closed form).");
+          "paper), 'efron', 'breslow' (tie groups in closed form) or "
+          "'independent' (each document against those labelled below it).");
 ABSL_FLAG(std::string, pl_weighting, "uniform",
           "PLRank with tie groups: per-pick weight 'uniform', 'gain' (2^label "
           "- 1), 'position' (1/log2(2 + ideal position)) or 'gain_position'.");
+ABSL_FLAG(bool, pl_normalize_queries, false,
+          "PLRank with tie groups: each query's pick weights sum to 1.");
 ABSL_FLAG(double, pl_newton_damping, plrank::ObjectiveOptions().pl_newton_damping,
           "PLRank: leaf Newton denominator += this x the leaf's weighted "
           "context count.");
@@ -106,6 +109,7 @@ absl::StatusOr<plrank::TrainJob> JobFromFlags() {
       absl::GetFlag(FLAGS_pl_stop_at_lowest_label);
   job.objective.pl_ties = absl::GetFlag(FLAGS_pl_ties);
   job.objective.pl_weighting = absl::GetFlag(FLAGS_pl_weighting);
+  job.objective.pl_normalize_queries = absl::GetFlag(FLAGS_pl_normalize_queries);
   job.objective.pl_newton_damping = absl::GetFlag(FLAGS_pl_newton_damping);
   job.objective.pl_max_leaf_step = absl::GetFlag(FLAGS_pl_max_leaf_step);
 

@@ -79,6 +79,18 @@ absl::StatusOr<PlTieGroups> PlTieGroups::Build(
       ++query.num_groups;
       start = end;
     }
+    if (options.normalize_queries && query.num_terms > 0) {
+      const size_t begin = result.groups_[query.group_begin].weight_begin;
+      double total = 0.0;
+      for (size_t k = begin; k < result.weights_.size(); ++k) {
+        total += result.weights_[k];
+      }
+      if (total > 0.0) {
+        for (size_t k = begin; k < result.weights_.size(); ++k) {
+          result.weights_[k] /= total;
+        }
+      }
+    }
     result.max_groups_ = std::max(result.max_groups_, query.num_groups);
     result.total_terms_ += query.num_terms;
     if (query.num_terms > 0) ++result.queries_with_terms_;

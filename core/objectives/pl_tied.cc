@@ -22,7 +22,8 @@ struct TiedWorkspace {
   std::vector<double> mass_but_top;  // E_G minus its largest member, summed
   std::vector<uint32_t> top;        // local index of the largest member
   std::vector<double> below;        // R_G
-  std::vector<double> alpha, beta, gamma, delta, epsilon, omega;
+  std::vector<double> alpha, beta, gamma, delta, epsilon, eta, omega;
+  std::vector<double> member_weight;  // kIndependent: each member's weight
   // Per leaf (leaf step only):
   std::vector<double> leaf_below, leaf_group;
   std::vector<uint32_t> leaf_members;
@@ -32,7 +33,7 @@ struct TiedWorkspace {
   void Reserve(uint32_t max_size, uint32_t max_groups) {
     exp_score.resize(max_size);
     for (auto* v : {&mass, &mass_but_top, &below, &alpha, &beta, &gamma,
-                    &delta, &epsilon, &omega}) {
+                    &delta, &epsilon, &eta, &omega, &member_weight}) {
       v->resize(max_groups);
     }
     top.resize(max_groups);
@@ -40,11 +41,14 @@ struct TiedWorkspace {
 };
 
 // Fills ws for one query: e_d, each group's E, R and the sums over its terms
+// (term t has denominator D_t = R + g_t, g_t its group part: c_k E for
+// Efron/Breslow, e_d for pick d under kIndependent)
 //   alpha = sum w/D, beta = sum w c/D, gamma = sum w/D^2,
-//   delta = sum w c/D^2, epsilon = sum w c^2/D^2, omega = sum w.
+//   delta = sum w c/D^2, epsilon = sum w c^2/D^2, eta = sum w g/D^2,
+//   omega = sum w.
 // Returns max_s.
 double PrepareQuery(const double* scores, const PlTieQuery& query,
-                    const PlTieGroups& groups, bool efron, TiedWorkspace& ws) {
+                    const PlTieGroups& groups, PlTies ties, TiedWorkspace& ws) {
   const double max_score = *std::max_element(scores, scores + query.size);
   for (uint32_t d = 0; d < query.size; ++d) {
     ws.exp_score[d] = std::exp(scores[d] - max_score);
@@ -53,12 +57,13 @@ double PrepareQuery(const double* scores, const PlTieQuery& query,
   double below = 0.0;
   for (uint32_t i = query.num_groups; i-- > 0;) {
     const uint32_t* members = groups.members(group[i]);
+    const uint32_t size = group[i].size;
     uint32_t top = members[0];
-    for (uint32_t k = 1; k < group[i].size; ++k) {
+    for (uint32_t k = 1; k < size; ++k) {
       if (ws.exp_score[members[k]] > ws.exp_score[top]) top = members[k];
     }
     double mass = 0.0, but_top = 0.0;
-    for (uint32_t k = 0; k < group[i].size; ++k) {
+    for (uint32_t k = 0; k < size; ++k) {
       mass += ws.exp_score[members[k]];
       if (members[k] != top) but_top += ws.exp_score[members[k]];
     }
@@ -66,24 +71,46 @@ double PrepareQuery(const double* scores, const PlTieQuery& query,
     ws.mass_but_top[i] = but_top;
     ws.top[i] = top;
     ws.below[i] = below;
-    double alpha = 0, beta = 0, gamma = 0, delta = 0, epsilon = 0, omega = 0;
+    double alpha = 0, beta = 0, gamma = 0, delta = 0, epsilon = 0, eta = 0;
+    double omega = 0;
     const double* w = groups.weights(group[i]);
-    const double inv_size = 1.0 / group[i].size;
-    for (uint32_t k = 0; k < group[i].terms; ++k) {
-      const double c = efron ? 1.0 - k * inv_size : 1.0;
-      const double inv = 1.0 / std::max(below + c * mass, DBL_MIN);
-      alpha += w[k] * inv;
-      beta += w[k] * c * inv;
-      gamma += w[k] * inv * inv;
-      delta += w[k] * c * inv * inv;
-      epsilon += w[k] * c * c * inv * inv;
-      omega += w[k];
+    for (uint32_t k = 0; k < group[i].terms; ++k) omega += w[k];
+    ws.member_weight[i] = omega / size;
+    if (ties == PlTies::kIndependent) {
+      // Every member is picked from itself and R, with the mean weight of
+      // the group's picks (its expected weight over the orders of G).
+      if (group[i].terms > 0) {
+        for (uint32_t k = 0; k < size; ++k) {
+          const double e = ws.exp_score[members[k]];
+          const double inv = 1.0 / std::max(below + e, DBL_MIN);
+          alpha += inv;
+          gamma += inv * inv;
+          eta += e * inv * inv;
+        }
+        alpha *= ws.member_weight[i];
+        gamma *= ws.member_weight[i];
+        eta *= ws.member_weight[i];
+      }
+    } else {
+      const bool efron = ties == PlTies::kEfron;
+      const double inv_size = 1.0 / size;
+      for (uint32_t k = 0; k < group[i].terms; ++k) {
+        const double c = efron ? 1.0 - k * inv_size : 1.0;
+        const double inv = 1.0 / std::max(below + c * mass, DBL_MIN);
+        alpha += w[k] * inv;
+        beta += w[k] * c * inv;
+        gamma += w[k] * inv * inv;
+        delta += w[k] * c * inv * inv;
+        epsilon += w[k] * c * c * inv * inv;
+      }
+      eta = mass * delta;
     }
     ws.alpha[i] = alpha;
     ws.beta[i] = beta;
     ws.gamma[i] = gamma;
     ws.delta[i] = delta;
     ws.epsilon[i] = epsilon;
+    ws.eta[i] = eta;
     ws.omega[i] = omega;
     below += mass;
   }
@@ -93,13 +120,14 @@ double PrepareQuery(const double* scores, const PlTieQuery& query,
 // L'(d) and the hessian diagonal (as a positive number) of every document.
 template <typename Store>
 void QueryDerivatives(const double* scores, const PlTieQuery& query,
-                      const PlTieGroups& groups, bool efron, TiedWorkspace& ws,
-                      Store store) {
+                      const PlTieGroups& groups, PlTies ties,
+                      TiedWorkspace& ws, Store store) {
   if (query.num_terms == 0) {
     for (uint32_t d = 0; d < query.size; ++d) store(d, 0.0, 0.0);
     return;
   }
-  PrepareQuery(scores, query, groups, efron, ws);
+  PrepareQuery(scores, query, groups, ties, ws);
+  const bool independent = ties == PlTies::kIndependent;
   const PlTieGroup* group = groups.groups(query);
   double alpha_above = 0.0;  // sum of alpha over the groups above i
   for (uint32_t i = 0; i < query.num_groups; ++i) {
@@ -110,18 +138,29 @@ void QueryDerivatives(const double* scores, const PlTieQuery& query,
       // E_G - e_d without cancellation for the group's largest member.
       const double others = d == ws.top[i] ? ws.mass_but_top[i]
                                            : std::max(ws.mass[i] - e, 0.0);
-      // Own group: W/|G| - e beta; exactly R alpha for a singleton.
-      double first = group[i].size == 1
-                         ? ws.below[i] * ws.alpha[i]
-                         : ws.omega[i] / group[i].size - e * ws.beta[i];
+      double first, second;
+      if (independent) {
+        // Own pick: w (1 - e/(R + e)) = w R/(R + e), w e R/(R + e)^2.
+        const double own = group[i].terms > 0
+                               ? ws.member_weight[i] /
+                                     std::max(ws.below[i] + e, DBL_MIN)
+                               : 0.0;
+        first = own * ws.below[i];
+        second = own * ws.below[i] * e / std::max(ws.below[i] + e, DBL_MIN);
+      } else {
+        // Own group: W/|G| - e beta; exactly R alpha for a singleton.
+        first = group[i].size == 1
+                    ? ws.below[i] * ws.alpha[i]
+                    : ws.omega[i] / group[i].size - e * ws.beta[i];
+        second = e * (ws.below[i] * ws.delta[i] + others * ws.epsilon[i]);
+      }
       first -= e * alpha_above;
-      double second = e * (ws.below[i] * ws.delta[i] + others * ws.epsilon[i]);
       // Groups above: their contexts minus d hold R_i, G's others and the
       // groups in between, all positive.
       double in_between = 0.0;
       for (uint32_t j = i; j-- > 0;) {
         second += e * ((ws.below[i] + others + in_between) * ws.gamma[j] +
-                       ws.mass[j] * ws.delta[j]);
+                       ws.eta[j]);
         in_between += ws.mass[j];
       }
       store(d, first, second);
@@ -131,14 +170,23 @@ void QueryDerivatives(const double* scores, const PlTieQuery& query,
 }
 
 double QueryLoss(const double* scores, const PlTieQuery& query,
-                 const PlTieGroups& groups, bool efron, TiedWorkspace& ws) {
+                 const PlTieGroups& groups, PlTies ties, TiedWorkspace& ws) {
   if (query.num_terms == 0) return 0.0;
-  const double max_score = PrepareQuery(scores, query, groups, efron, ws);
+  const double max_score = PrepareQuery(scores, query, groups, ties, ws);
   const PlTieGroup* group = groups.groups(query);
   double loss = 0.0;
   for (uint32_t i = 0; i < query.num_groups; ++i) {
     if (group[i].terms == 0) continue;
     const uint32_t* members = groups.members(group[i]);
+    if (ties == PlTies::kIndependent) {
+      for (uint32_t k = 0; k < group[i].size; ++k) {
+        const uint32_t d = members[k];
+        loss += ws.member_weight[i] *
+                (std::log(std::max(ws.below[i] + ws.exp_score[d], DBL_MIN)) -
+                 (scores[d] - max_score));
+      }
+      continue;
+    }
     double mean = 0.0;
     for (uint32_t k = 0; k < group[i].size; ++k) {
       mean += scores[members[k]] - max_score;
@@ -146,8 +194,9 @@ double QueryLoss(const double* scores, const PlTieQuery& query,
     mean /= group[i].size;
     const double* w = groups.weights(group[i]);
     for (uint32_t k = 0; k < group[i].terms; ++k) {
-      const double c = efron ? 1.0 - static_cast<double>(k) / group[i].size
-                             : 1.0;
+      const double c = ties == PlTies::kEfron
+                           ? 1.0 - static_cast<double>(k) / group[i].size
+                           : 1.0;
       loss += w[k] * (std::log(std::max(ws.below[i] + c * ws.mass[i], DBL_MIN)) -
                       mean);
     }
@@ -159,9 +208,10 @@ double QueryLoss(const double* scores, const PlTieQuery& query,
 // up, so each leaf's mass below the current group only grows.
 void AccumulateQuery(const double* scores, const int32_t* leaf,
                      const PlTieQuery& query, const PlTieGroups& groups,
-                     bool efron, TiedWorkspace& ws, double* first,
+                     PlTies ties, TiedWorkspace& ws, double* first,
                      double* second, double* count) {
-  PrepareQuery(scores, query, groups, efron, ws);
+  PrepareQuery(scores, query, groups, ties, ws);
+  const bool independent = ties == PlTies::kIndependent;
   const PlTieGroup* group = groups.groups(query);
   ws.touched_list.clear();
   for (uint32_t i = query.num_groups; i-- > 0;) {
@@ -179,7 +229,27 @@ void AccumulateQuery(const double* scores, const int32_t* leaf,
       ws.leaf_group[u] += ws.exp_score[members[k]];
       ++ws.leaf_members[u];
     }
-    if (group[i].terms > 0) {
+    if (group[i].terms > 0 && independent) {
+      // Leaves see P = r/D for picks outside them; each member's own leaf
+      // adds its share e/D (and the cross terms) on top.
+      for (int32_t u : ws.touched_list) {
+        const double r = ws.leaf_below[u];
+        const double p1 = r * ws.alpha[i];
+        first[u] -= p1;
+        second[u] += r * r * ws.gamma[i] - p1;
+        count[u] += ws.omega[i];
+      }
+      const double w = ws.member_weight[i];
+      for (uint32_t k = 0; k < group[i].size; ++k) {
+        const int32_t u = leaf[members[k]];
+        if (u < 0) continue;
+        const double e = ws.exp_score[members[k]];
+        const double inv = 1.0 / std::max(ws.below[i] + e, DBL_MIN);
+        const double r = ws.leaf_below[u];
+        first[u] += w * (1.0 - e * inv);
+        second[u] += w * (e * inv * (2.0 * r + e) * inv - e * inv);
+      }
+    } else if (group[i].terms > 0) {
       const double inv_size = 1.0 / group[i].size;
       for (int32_t u : ws.touched_list) {
         const double r = ws.leaf_below[u], a = ws.leaf_group[u];
@@ -220,7 +290,7 @@ void PlackettLuceTiedObjective::ForEachQueryDerivative(
     T* first, T* second, Store store) const {
   const absl::Span<const PlTieQuery> queries = groups_.queries();
   const int64_t nq = static_cast<int64_t>(queries.size());
-  const bool efron = options_.ties == PlTies::kEfron;
+  const PlTies ties = options_.ties;
 #pragma omp parallel
   {
     TiedWorkspace ws;
@@ -235,7 +305,7 @@ void PlackettLuceTiedObjective::ForEachQueryDerivative(
         std::fill(h, h + query.size, T{0});
         continue;
       }
-      QueryDerivatives(scores.data() + query.begin, query, groups_, efron, ws,
+      QueryDerivatives(scores.data() + query.begin, query, groups_, ties, ws,
                        [&](uint32_t d, double l1, double l2) {
                          store(g + d, h + d, l1, l2);
                        });
@@ -268,7 +338,7 @@ void PlackettLuceTiedObjective::ComputeGradients(
 double PlackettLuceTiedObjective::Loss(absl::Span<const double> scores) const {
   const absl::Span<const PlTieQuery> queries = groups_.queries();
   const int64_t nq = static_cast<int64_t>(queries.size());
-  const bool efron = options_.ties == PlTies::kEfron;
+  const PlTies ties = options_.ties;
   std::vector<double> per_query(queries.size(), 0.0);
 #pragma omp parallel
   {
@@ -277,7 +347,7 @@ double PlackettLuceTiedObjective::Loss(absl::Span<const double> scores) const {
 #pragma omp for schedule(dynamic, 16)
     for (int64_t q = 0; q < nq; ++q) {
       per_query[q] = QueryLoss(scores.data() + queries[q].begin, queries[q],
-                               groups_, efron, ws);
+                               groups_, ties, ws);
     }
   }
   double total = 0.0;  // fixed order: deterministic
@@ -290,7 +360,7 @@ PlackettLuceTiedObjective::ComputeLeafDerivatives(
     absl::Span<const double> scores,
     absl::Span<const int32_t> leaf_of_document, int32_t num_leaves) const {
   const absl::Span<const PlTieQuery> queries = groups_.queries();
-  const bool efron = options_.ties == PlTies::kEfron;
+  const PlTies ties = options_.ties;
   LeafDerivatives result;
   pl_internal::ReduceLeafSumsByChunks<TiedWorkspace>(
       static_cast<int64_t>(queries.size()), num_leaves,
@@ -309,7 +379,7 @@ PlackettLuceTiedObjective::ComputeLeafDerivatives(
         const int32_t* leaf = leaf_of_document.data() + query.begin;
         if (leaf[0] < 0) return;  // out of this iteration's bag
         AccumulateQuery(scores.data() + query.begin, leaf, query, groups_,
-                        efron, ws, first, second, count);
+                        ties, ws, first, second, count);
       },
       &result.first, &result.second, &result.contexts);
   return result;
@@ -328,7 +398,7 @@ std::vector<std::string> PlackettLuceTiedObjective::Describe() const {
   return {absl::StrFormat(
       "plrank: tie groups (%s), weighting %d, top-k %d, stop at lowest label "
       "%s; %d of %d queries have terms, %d terms",
-      options_.ties == PlTies::kEfron ? "efron" : "breslow",
+      PlTiesName(options_.ties),
       static_cast<int>(options_.weighting), options_.topk,
       options_.stop_at_lowest_label ? "yes" : "no",
       groups_.queries_with_terms(), groups_.queries().size(),

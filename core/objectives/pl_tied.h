@@ -15,7 +15,7 @@
 namespace plrank {
 
 // The Plackett-Luce likelihood with ties in closed form (options.ties is
-// kEfron or kBreslow): instead of sampling tie-breaks, each group G of
+// kEfron, kBreslow or kIndependent): instead of sampling tie-breaks, each group G of
 // equally labelled documents is picked, as a set, from G and the documents
 // labelled below it (R = their sum of e^s, E = G's):
 //   LL = sum_G sum_{k < terms_G} w_{G,k} [ mean_{g in G} s_g - log D_{G,k} ]
@@ -23,7 +23,9 @@ namespace plrank {
 // Efron's denominators are the expected ones over the |G|! orders of G, so
 // this is the paper's obj=m objective with m -> infinity, at O(n) per query
 // and without sampling noise. With |G| = 1 everywhere it is the paper's
-// ListMLE exactly. Loss() = -LL.
+// ListMLE exactly. kIndependent picks each member d alone against R:
+//   LL = sum_G sum_{d in G} wbar_G [ s_d - log(R_G + e_d) ],
+// wbar_G = (sum of G's pick weights) / |G|. Loss() = -LL.
 //
 // Derivatives of LL (gradient = -L'(d), hessian = the diagonal of -LL''):
 //   d in G:     L'(d) = W_G/|G| - e_d sum_k w c/D - e_d sum_{G' above} A_G'

@@ -10,8 +10,24 @@ absl::StatusOr<PlTies> ParsePlTies(const std::string& name) {
   if (name == "permutation") return PlTies::kPermutation;
   if (name == "efron") return PlTies::kEfron;
   if (name == "breslow") return PlTies::kBreslow;
+  if (name == "independent") return PlTies::kIndependent;
   return absl::InvalidArgumentError(absl::StrFormat(
-      "pl_ties: '%s' is not one of permutation, efron, breslow", name));
+      "pl_ties: '%s' is not one of permutation, efron, breslow, independent",
+      name));
+}
+
+const char* PlTiesName(PlTies ties) {
+  switch (ties) {
+    case PlTies::kPermutation:
+      return "permutation";
+    case PlTies::kEfron:
+      return "efron";
+    case PlTies::kBreslow:
+      return "breslow";
+    case PlTies::kIndependent:
+      return "independent";
+  }
+  return "?";
 }
 
 absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name) {

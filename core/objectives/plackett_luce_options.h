@@ -22,6 +22,11 @@ enum class PlTies {
   kEfron,
   // Breslow's approximation: every pick of G sees the whole of G (R + E_G).
   kBreslow,
+  // Each member d of G is picked from {d} and the documents labelled below
+  // G only (R + e_d): equally labelled documents never compete, as in a
+  // pairwise loss; the listwise analogue of pairwise logistic loss,
+  // log(1 + sum_{l below} e^{s_l - s_d}).
+  kIndependent,
 };
 
 // Per-term weights of the tie-group likelihood (kEfron / kBreslow).
@@ -57,11 +62,16 @@ struct PlackettLuceOptions {
   // Tie handling; kPermutation is the paper's.
   PlTies ties = PlTies::kPermutation;
   PlWeighting weighting = PlWeighting::kUniform;
+  // Tie groups only: scale each query's pick weights to sum to 1, so every
+  // query counts the same whatever its number of relevant documents (as
+  // NDCG averages queries).
+  bool normalize_queries = false;
 };
 
 // Parse the names used by --pl_ties / --pl_weighting (InvalidArgument, listing
 // the valid names, otherwise).
 absl::StatusOr<PlTies> ParsePlTies(const std::string& name);
+const char* PlTiesName(PlTies ties);
 absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name);
 
 // InvalidArgument when a field is out of range.

@@ -38,6 +38,7 @@ absl::StatusOr<std::unique_ptr<Objective>> MakePlackettLuce(
   absl::StatusOr<PlWeighting> weighting = ParsePlWeighting(options.pl_weighting);
   if (!weighting.ok()) return weighting.status();
   pl.weighting = *weighting;
+  pl.normalize_queries = options.pl_normalize_queries;
   if (absl::Status s = ValidatePlackettLuceOptions(pl); !s.ok()) return s;
   if (pl.ties == PlTies::kPermutation) {
     return std::unique_ptr<Objective>(new PlackettLuceObjective(pl));

@@ -29,6 +29,7 @@ struct ObjectiveOptions {
   // tie-group likelihood: "uniform", "gain", "position", "gain_position".
   std::string pl_ties = "permutation";
   std::string pl_weighting = "uniform";
+  bool pl_normalize_queries = false;
   // LambdaMART (see LambdaMartOptions): logistic slope, and the top of the
   // current ranking a pair must touch (0 = all pairs).
   double lambdamart_sigma = 1.0;

@@ -58,6 +58,7 @@ long double BruteLogLikelihood(const Dataset& data,
       const bool skip = (lowest && options.stop_at_lowest_label) ||
                         (lowest && n == 1) || (lowest && groups.size() == 1 &&
                                                options.skip_tied_queries);
+      long double weight_sum = 0.0L;
       for (size_t k = 0; !skip && k < n && start + k < (size_t)options.topk;
            ++k) {
         const long double c =
@@ -68,7 +69,16 @@ long double BruteLogLikelihood(const Dataset& data,
         if (options.weighting == PlWeighting::kGain) w = gain;
         if (options.weighting == PlWeighting::kPosition) w = discount;
         if (options.weighting == PlWeighting::kGainPosition) w = gain * discount;
-        total += w * (mean - std::log(below + c * mass));
+        weight_sum += w;
+        if (options.ties != PlTies::kIndependent) {
+          total += w * (mean - std::log(below + c * mass));
+        }
+      }
+      if (options.ties == PlTies::kIndependent && !skip) {
+        for (size_t d : members) {
+          const long double e = std::exp((long double)scores[d]);
+          total += weight_sum / n * (scores[d] - std::log(below + e));
+        }
       }
       start += n;
     }
@@ -103,6 +113,8 @@ const Config kConfigs[] = {
     {PlTies::kBreslow, PlWeighting::kPosition, 1000, false},
     {PlTies::kEfron, PlWeighting::kGainPosition, 12, false},
     {PlTies::kBreslow, PlWeighting::kUniform, 3, true},
+    {PlTies::kIndependent, PlWeighting::kUniform, 1000, true},
+    {PlTies::kIndependent, PlWeighting::kGainPosition, 9, false},
 };
 
 TEST(PlTiedTest, LossAndGradientsMatchTheDefinition) {
@@ -192,7 +204,8 @@ TEST(PlTiedTest, DistinctLabelsReduceToListMle) {
   const Dataset data = MakeDataset(labels);
   const std::vector<double> scores = {0.3, -1.0, 2.0, 0.5, -0.2, 1.1,
                                       40.0, -45.0, 3.0, 0.0, 0.7};
-  for (PlTies ties : {PlTies::kEfron, PlTies::kBreslow}) {
+  for (PlTies ties :
+       {PlTies::kEfron, PlTies::kBreslow, PlTies::kIndependent}) {
     PlackettLuceOptions options = Options(ties, PlWeighting::kUniform, 4, false);
     PlackettLuceTiedObjective tied(options);
     options.ties = PlTies::kPermutation;
