@@ -39,6 +39,9 @@ ABSL_FLAG(std::string, pl_weighting, "uniform",
           "- 1), 'position' (1/log2(2 + ideal position)) or 'gain_position'.");
 ABSL_FLAG(bool, pl_normalize_queries, false,
           "PLRank with tie groups: each query's pick weights sum to 1.");
+ABSL_FLAG(bool, pl_diagonal_leaf_step, false,
+          "PLRank: leaf values from the diagonal Newton step -sum g/(sum h + "
+          "lambda_l2) instead of the exact per-context step.");
 ABSL_FLAG(double, pl_newton_damping, plrank::ObjectiveOptions().pl_newton_damping,
           "PLRank: leaf Newton denominator += this x the leaf's weighted "
           "context count.");
@@ -110,6 +113,7 @@ absl::StatusOr<plrank::TrainJob> JobFromFlags() {
   job.objective.pl_ties = absl::GetFlag(FLAGS_pl_ties);
   job.objective.pl_weighting = absl::GetFlag(FLAGS_pl_weighting);
   job.objective.pl_normalize_queries = absl::GetFlag(FLAGS_pl_normalize_queries);
+  job.objective.pl_diagonal_leaf_step = absl::GetFlag(FLAGS_pl_diagonal_leaf_step);
   job.objective.pl_newton_damping = absl::GetFlag(FLAGS_pl_newton_damping);
   job.objective.pl_max_leaf_step = absl::GetFlag(FLAGS_pl_max_leaf_step);
 

@@ -75,6 +75,15 @@ inline void NewtonLeafValues(absl::Span<const double> first,
   }
 }
 
+// |value| <= options.max_leaf_step (when set).
+inline void ClipLeafValues(const PlackettLuceOptions& options,
+                           absl::Span<double> leaf_values) {
+  if (options.max_leaf_step <= 0.0) return;
+  for (double& value : leaf_values) {
+    value = std::clamp(value, -options.max_leaf_step, options.max_leaf_step);
+  }
+}
+
 }  // namespace plrank::pl_internal
 
 #endif  // PLRANK_CORE_OBJECTIVES_PL_LEAF_STEP_H_

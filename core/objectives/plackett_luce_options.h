@@ -66,6 +66,9 @@ struct PlackettLuceOptions {
   // query counts the same whatever its number of relevant documents (as
   // NDCG averages queries).
   bool normalize_queries = false;
+  // Leaf values from the diagonal Newton step -sum g / (sum h + lambda_l2)
+  // (then clipped) instead of the exact per-context step.
+  bool diagonal_leaf_step = false;
 };
 
 // Parse the names used by --pl_ties / --pl_weighting (InvalidArgument, listing

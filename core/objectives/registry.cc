@@ -39,6 +39,7 @@ absl::StatusOr<std::unique_ptr<Objective>> MakePlackettLuce(
   if (!weighting.ok()) return weighting.status();
   pl.weighting = *weighting;
   pl.normalize_queries = options.pl_normalize_queries;
+  pl.diagonal_leaf_step = options.pl_diagonal_leaf_step;
   if (absl::Status s = ValidatePlackettLuceOptions(pl); !s.ok()) return s;
   if (pl.ties == PlTies::kPermutation) {
     return std::unique_ptr<Objective>(new PlackettLuceObjective(pl));

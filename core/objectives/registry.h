@@ -30,6 +30,7 @@ struct ObjectiveOptions {
   std::string pl_ties = "permutation";
   std::string pl_weighting = "uniform";
   bool pl_normalize_queries = false;
+  bool pl_diagonal_leaf_step = false;
   // LambdaMART (see LambdaMartOptions): logistic slope, and the top of the
   // current ranking a pair must touch (0 = all pairs).
   double lambdamart_sigma = 1.0;
