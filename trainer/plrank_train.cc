@@ -18,7 +18,7 @@ ABSL_FLAG(std::string, train, "", "Training data (LETOR / SVMlight ranking text)
 ABSL_FLAG(std::string, valid, "", "Validation data for progress and early stopping.");
 ABSL_FLAG(std::string, objective, "plrank",
           "Loss: plrank, lambdamart, mcrank, mart1, mart2, cmart1, cosmart, "
-          "ccosmart, klmart, cklmart (trees) or ca, listmle (linear).");
+          "ccosmart, klmart, cklmart, xendcg (trees) or ca, listmle (linear).");
 ABSL_FLAG(int32_t, trees, 100, "Boosting iterations.");
 ABSL_FLAG(int32_t, leaves, 31, "Leaves per tree (leaf-wise growth).");
 ABSL_FLAG(double, learning_rate, 0.1, "Shrinkage of every tree.");

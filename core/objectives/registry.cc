@@ -15,6 +15,7 @@
 #include "core/objectives/pl_tied.h"
 #include "core/objectives/plackett_luce.h"
 #include "core/objectives/squared_loss.h"
+#include "core/objectives/xendcg.h"
 
 namespace plrank {
 namespace {
@@ -96,6 +97,7 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
           {"ccosmart", MakeCosine<true>},
           {"klmart", MakeListNetKl<false>},
           {"cklmart", MakeListNetKl<true>},
+          {"xendcg", MakeXendcg},
       };
   return *factories;
 }
