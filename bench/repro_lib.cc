@@ -95,7 +95,10 @@ std::vector<std::string> TrainArgs(const ReproConfig& config,
       absl::StrCat("--learning_rate=", config.learning_rate),
       absl::StrCat("--num_threads=", config.num_threads),
       absl::StrCat("--seed=", config.seed), "--model_out=" + model};
-  if (objective == "plrank") {
+  // PLRank(obj=m) rows are the paper's PLRank; permutations == 0 is
+  // PLRank with the trainer's defaults.
+  if (objective == "plrank" && permutations > 0) {
+    argv.push_back("--pl_paper");
     argv.push_back(absl::StrCat("--pl_permutations=", permutations));
   }
   return argv;
@@ -342,7 +345,11 @@ absl::StatusOr<ReproResults> RunRepro(const ReproConfig& config) {
       const std::string base = absl::StrCat(
           work, "/contexts.obj", m, stop_at_lowest_label ? "" : ".plain");
       std::vector<std::string> argv = TrainArgs(
-          config, folds->front().train, "plrank", m, 1, base + ".model");
+          config, folds->front().train, "plrank", 0, 1, base + ".model");
+      // The paper's sampled tie-breaks, whose shared contexts Table 3 counts.
+      argv.push_back(absl::StrCat("--pl_permutations=", m));
+      argv.push_back("--pl_ties=permutation");
+      argv.push_back("--pl_topk=10");
       argv.push_back(stop_at_lowest_label ? "--pl_stop_at_lowest_label"
                                           : "--nopl_stop_at_lowest_label");
       absl::StatusOr<ChildRun> run = RunOrFail(argv, base);

@@ -37,7 +37,7 @@ constexpr Known kKnownSystems[] = {
 }  // namespace
 
 std::string DefaultReproSystemList() {
-  std::string list = "plrank1,plrank3";
+  std::string list = "plrank1,plrank3,plrank";
   for (const Known& known : kKnownSystems)
     absl::StrAppend(&list, ",", known.key);
   return list;
@@ -70,15 +70,21 @@ absl::StatusOr<std::vector<ReproSystem>> ParseReproSystems(
     int permutations = 0;
     if (absl::ConsumePrefix(&rest, "plrank")) {
       if (rest.empty()) {
-        permutations = 1;
+        // PLRank with the trainer's defaults.
+        system.key = "plrank";
+        system.label = "PLRank(default)";
+        system.permutations = 0;
       } else if (!absl::SimpleAtoi(rest, &permutations) || permutations < 1) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "unknown system '", key, "' (PLRank is plrank<m>, m >= 1)"));
+            "unknown system '", key,
+            "' (PLRank is plrank (defaults) or plrank<m>, the paper's obj=m, "
+            "m >= 1)"));
+      } else {
+        system.key = absl::StrCat("plrank", permutations);
+        system.label = absl::StrCat("PLRank(obj=", permutations, ")");
+        system.permutations = permutations;
       }
-      system.key = absl::StrCat("plrank", permutations);
-      system.label = absl::StrCat("PLRank(obj=", permutations, ")");
       system.objective = "plrank";
-      system.permutations = permutations;
     } else {
       const Known* found =
           std::find_if(std::begin(kKnownSystems), std::end(kKnownSystems),

@@ -16,7 +16,9 @@ struct ReproSystem {
   std::string key;        // as given in --systems: "plrank3", "mart2", ...
   std::string label;      // as printed: "PLRank(obj=3)", "MART-2", ...
   std::string objective;  // plrank-train --objective
-  int permutations = 1;   // PLRank's obj=m; 1 for every other system
+  // PLRank's obj=m (the paper's PLRank, --pl_paper); 0 = PLRank with the
+  // trainer's defaults; 1 for every other system.
+  int permutations = 1;
   bool linear = false;    // CA and l-ListMLE: no trees, --trees is moot
   // Multiplies --trees: McRank boosts one tree per class per iteration and
   // the paper gives it 2.5x the iterations (2500 vs 1000).

@@ -5,10 +5,13 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/internal/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/objectives/registry.h"
 #include "core/pipeline/train_job.h"
 #include "trainer/cli/cli_common.h"
 #include "trainer/cli/data_flags.h"
@@ -22,18 +25,32 @@ ABSL_FLAG(std::string, objective, "plrank",
 ABSL_FLAG(int32_t, trees, 100, "Boosting iterations.");
 ABSL_FLAG(int32_t, leaves, 31, "Leaves per tree (leaf-wise growth).");
 ABSL_FLAG(double, learning_rate, 0.1, "Shrinkage of every tree.");
-ABSL_FLAG(int32_t, pl_topk, 10, "PLRank: top-K positions of the permutation likelihood.");
+// PLRank's defaults come from ObjectiveOptions (chosen by the quality
+// benchmark); --pl_paper switches to the paper's settings.
+ABSL_FLAG(bool, pl_paper, false,
+          "PLRank exactly as in the paper: --pl_ties=permutation --pl_topk=10 "
+          "--nopl_stop_at_lowest_label --pl_weighting=uniform "
+          "--pl_newton_damping=1e-6 --pl_max_leaf_step=100 (--pl_permutations "
+          "still sets obj=m). Cannot be combined with those flags.");
+ABSL_FLAG(int32_t, pl_topk, plrank::ObjectiveOptions().pl_topk,
+          "PLRank: K, the picks of the Plackett-Luce likelihood per query "
+          "(0 = the whole ranking). l-ListMLE: its K (default 10, the "
+          "paper's, when this flag is not given).");
 ABSL_FLAG(int32_t, pl_permutations, 1,
-          "PLRank: ground-truth permutations per query (obj=m).");
+          "PLRank with --pl_ties=permutation: sampled tie-breaks per query "
+          "(obj=m).");
 ABSL_FLAG(bool, pl_skip_tied_queries, false,
           "PLRank: ignore queries whose labels are all equal.");
-ABSL_FLAG(bool, pl_stop_at_lowest_label, true,
-          "PLRank: K = min(pl_topk, documents above the query's lowest label); "
-          "--nopl_stop_at_lowest_label gives the paper's plain top-K.");
-ABSL_FLAG(std::string, pl_ties, "permutation",
-          "PLRank: equal labels as 'permutation' (sampled tie-breaks, the "
-          "paper), 'efron', 'breslow' (tie groups in closed form) or "
-          "'independent' (each document against those labelled below it).");
+ABSL_FLAG(bool, pl_stop_at_lowest_label,
+          plrank::ObjectiveOptions().pl_stop_at_lowest_label,
+          "PLRank: no picks among the documents of the query's lowest label "
+          "(they only choose among equals); --nopl_stop_at_lowest_label keeps "
+          "them, as the paper does.");
+ABSL_FLAG(std::string, pl_ties, plrank::ObjectiveOptions().pl_ties,
+          "PLRank: equal labels as 'efron' (tie groups in closed form, the "
+          "expectation over tie-breaks), 'breslow', 'independent' (each "
+          "document against those labelled below it) or 'permutation' "
+          "(--pl_permutations sampled tie-breaks, the paper).");
 ABSL_FLAG(std::string, pl_weighting, "uniform",
           "PLRank with tie groups: per-pick weight 'uniform', 'gain' (2^label "
           "- 1), 'position' (1/log2(2 + ideal position)) or 'gain_position'.");
@@ -80,6 +97,37 @@ ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
 namespace {
 
+bool WasGiven(absl::string_view flag) {
+  return absl::flags_internal::WasPresentOnCommandLine(flag);
+}
+
+absl::Status PlackettLuceFromFlags(plrank::ObjectiveOptions& objective) {
+  objective.pl_topk = absl::GetFlag(FLAGS_pl_topk);
+  objective.pl_permutations = absl::GetFlag(FLAGS_pl_permutations);
+  objective.pl_skip_tied_queries = absl::GetFlag(FLAGS_pl_skip_tied_queries);
+  objective.pl_stop_at_lowest_label = absl::GetFlag(FLAGS_pl_stop_at_lowest_label);
+  objective.pl_ties = absl::GetFlag(FLAGS_pl_ties);
+  objective.pl_weighting = absl::GetFlag(FLAGS_pl_weighting);
+  objective.pl_normalize_queries = absl::GetFlag(FLAGS_pl_normalize_queries);
+  objective.pl_diagonal_leaf_step = absl::GetFlag(FLAGS_pl_diagonal_leaf_step);
+  objective.pl_newton_damping = absl::GetFlag(FLAGS_pl_newton_damping);
+  objective.pl_max_leaf_step = absl::GetFlag(FLAGS_pl_max_leaf_step);
+  if (!absl::GetFlag(FLAGS_pl_paper)) return absl::OkStatus();
+  for (const char* fixed :
+       {"pl_topk", "pl_ties", "pl_stop_at_lowest_label", "pl_weighting",
+        "pl_normalize_queries", "pl_diagonal_leaf_step", "pl_newton_damping",
+        "pl_max_leaf_step", "pl_skip_tied_queries"}) {
+    if (WasGiven(fixed)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--pl_paper fixes --", fixed,
+          "; drop one of them (or spell out the paper's flags and change "
+          "that one)"));
+    }
+  }
+  objective = plrank::PaperObjectiveOptions(objective);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<plrank::TrainJob> JobFromFlags() {
   plrank::TrainJob job;
   job.train_path = absl::GetFlag(FLAGS_train);
@@ -105,17 +153,10 @@ absl::StatusOr<plrank::TrainJob> JobFromFlags() {
   job.eval_at = *eval_at;
 
   job.objective.name = absl::GetFlag(FLAGS_objective);
-  job.objective.pl_topk = absl::GetFlag(FLAGS_pl_topk);
-  job.objective.pl_permutations = absl::GetFlag(FLAGS_pl_permutations);
-  job.objective.pl_skip_tied_queries = absl::GetFlag(FLAGS_pl_skip_tied_queries);
-  job.objective.pl_stop_at_lowest_label =
-      absl::GetFlag(FLAGS_pl_stop_at_lowest_label);
-  job.objective.pl_ties = absl::GetFlag(FLAGS_pl_ties);
-  job.objective.pl_weighting = absl::GetFlag(FLAGS_pl_weighting);
-  job.objective.pl_normalize_queries = absl::GetFlag(FLAGS_pl_normalize_queries);
-  job.objective.pl_diagonal_leaf_step = absl::GetFlag(FLAGS_pl_diagonal_leaf_step);
-  job.objective.pl_newton_damping = absl::GetFlag(FLAGS_pl_newton_damping);
-  job.objective.pl_max_leaf_step = absl::GetFlag(FLAGS_pl_max_leaf_step);
+  absl::Status pl_status = PlackettLuceFromFlags(job.objective);
+  if (!pl_status.ok()) return pl_status;
+  // l-ListMLE shares --pl_topk but keeps the paper's K = 10 unless asked.
+  if (WasGiven("pl_topk")) job.listmle.topk = absl::GetFlag(FLAGS_pl_topk);
 
   job.objective.lambdamart_sigma = absl::GetFlag(FLAGS_lambdamart_sigma);
   job.objective.lambdamart_truncation = absl::GetFlag(FLAGS_lambdamart_truncation);

@@ -40,7 +40,9 @@ uint32_t PlContextDepth(absl::Span<const int32_t> labels,
   const auto [min_it, max_it] = std::minmax_element(labels.begin(), labels.end());
   if (options.skip_tied_queries && *min_it == *max_it) return 0;
   // n - 1: the last context is a singleton and contributes exactly nothing.
-  size_t depth = std::min<size_t>(static_cast<size_t>(options.topk), n - 1);
+  size_t depth = options.topk == 0
+                     ? n - 1
+                     : std::min<size_t>(static_cast<size_t>(options.topk), n - 1);
   if (options.stop_at_lowest_label) {
     const int32_t lowest = *min_it;
     const size_t above = static_cast<size_t>(std::count_if(

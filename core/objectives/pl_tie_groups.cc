@@ -67,7 +67,9 @@ absl::StatusOr<PlTieGroups> PlTieGroups::Build(
           !(tied_query && options.skip_tied_queries) &&
           // A lone lowest document is chosen from itself alone: no term.
           !(lowest && group.size == 1)) {
-        const uint32_t topk = static_cast<uint32_t>(options.topk);
+        const uint32_t topk = options.topk == 0
+                                  ? query.size
+                                  : static_cast<uint32_t>(options.topk);
         group.terms = start >= topk ? 0 : std::min(group.size, topk - start);
       }
       for (uint32_t k = 0; k < group.terms; ++k) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/objectives/pl_leaf_step.h"
 
@@ -400,14 +401,19 @@ void PlackettLuceTiedObjective::ComputeLeafValues(
 }
 
 std::vector<std::string> PlackettLuceTiedObjective::Describe() const {
+  static constexpr const char* kWeighting[] = {"uniform", "gain", "position",
+                                               "gain_position"};
+  const std::string topk =
+      options_.topk == 0 ? "all" : absl::StrCat(options_.topk);
   return {absl::StrFormat(
-      "plrank: tie groups (%s), weighting %d, top-k %d, stop at lowest label "
-      "%s; %d of %d queries have terms, %d terms",
+      "plrank: tie groups (%s), weighting %s, top-k %s, stop at lowest label "
+      "%s, leaf step damping %g clip %g; %d of %d queries have terms, %d "
+      "terms",
       PlTiesName(options_.ties),
-      static_cast<int>(options_.weighting), options_.topk,
-      options_.stop_at_lowest_label ? "yes" : "no",
-      groups_.queries_with_terms(), groups_.queries().size(),
-      groups_.total_terms())};
+      kWeighting[static_cast<int>(options_.weighting)], topk,
+      options_.stop_at_lowest_label ? "yes" : "no", options_.newton_damping,
+      options_.max_leaf_step, groups_.queries_with_terms(),
+      groups_.queries().size(), groups_.total_terms())};
 }
 
 }  // namespace plrank

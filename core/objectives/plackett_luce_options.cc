@@ -42,9 +42,9 @@ absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name) {
 }
 
 absl::Status ValidatePlackettLuceOptions(const PlackettLuceOptions& options) {
-  if (options.topk < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("pl_topk must be >= 1, got %d", options.topk));
+  if (options.topk < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "pl_topk must be >= 0 (0 = the whole ranking), got %d", options.topk));
   }
   // The dedup compares every permutation with the earlier ones (O(m^2)).
   if (options.permutations < 1 || options.permutations > 1000) {

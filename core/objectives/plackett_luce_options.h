@@ -40,7 +40,7 @@ enum class PlWeighting {
 // Knobs of the Plackett-Luce (ListMLE) objective. Defaults reproduce the
 // paper as written (K = 10, one ground-truth permutation, all queries).
 struct PlackettLuceOptions {
-  // K: contexts per permutation are j = 1..min(topk, n).
+  // K: contexts per permutation are j = 1..min(topk, n); 0 = no cut-off.
   int32_t topk = 10;
   // m: ground-truth permutations (random tie-breaks) per query; the objective
   // is the MEAN of the m log-likelihoods.

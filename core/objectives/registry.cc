@@ -104,6 +104,20 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
 
 }  // namespace
 
+ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base) {
+  const PlackettLuceOptions paper;  // its defaults are the paper's
+  base.pl_topk = paper.topk;
+  base.pl_ties = PlTiesName(paper.ties);
+  base.pl_weighting = "uniform";
+  base.pl_normalize_queries = paper.normalize_queries;
+  base.pl_diagonal_leaf_step = paper.diagonal_leaf_step;
+  base.pl_skip_tied_queries = paper.skip_tied_queries;
+  base.pl_stop_at_lowest_label = paper.stop_at_lowest_label;
+  base.pl_newton_damping = paper.newton_damping;
+  base.pl_max_leaf_step = paper.max_leaf_step;
+  return base;
+}
+
 absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
     const ObjectiveOptions& options) {
   for (const auto& [name, factory] : Factories()) {

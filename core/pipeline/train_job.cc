@@ -208,7 +208,6 @@ absl::StatusOr<TrainSummary> RunTrainJob(
                                      options, log);
     } else {
       LinearListMleOptions options = job.listmle;
-      options.topk = job.objective.pl_topk;
       options.ndcg_k = job.eval_at.front();
       options.seed = job.booster.seed;
       linear = TrainLinearListMle(*train, valid ? &*valid : nullptr, options,
