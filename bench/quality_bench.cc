@@ -6,7 +6,7 @@
 // markdown report (summary + one table per set) and a JSON twin.
 //
 //   plrank-bench-quality --out=bench/results/quality.md
-//   plrank-bench-quality --sets=mslr,sparse --plrank_variants='default=;top all=--pl_topk=100000'
+//   plrank-bench-quality --sets=mslr,sparse --plrank_variants='default=;paper=--pl_paper'
 
 #include <unistd.h>
 
@@ -36,7 +36,7 @@ ABSL_FLAG(std::string, sets, "mq2008,lightgbm,mslr,many_relevant,sparse,graded_t
           "data sets, comma-separated: mq2008 (5 folds), lightgbm (the "
           "LightGBM lambdarank example), and plrank-datagen regimes mslr, "
           "many_relevant, sparse, graded_ties");
-ABSL_FLAG(std::string, plrank_variants, "PLRank (default)=",
+ABSL_FLAG(std::string, plrank_variants, "PLRank (default)=;PLRank (paper)=--pl_paper",
           "PLRank variants 'name=flags;name=flags': each runs plrank-train "
           "--objective=plrank <common flags> <flags>; a name ends at the "
           "first '=' followed by '-', a blank or the end");

@@ -10,7 +10,7 @@
 #
 # With no item, all four run. Flags after `--` go to plrank-bench-quality,
 # e.g. to compare PLRank variants:
-#   scripts/bench.sh quality -- --plrank_variants='default=;K all=--pl_topk=100000'
+#   scripts/bench.sh quality -- --plrank_variants='default=;K 10=--pl_topk=10'
 #
 # Environment: BUILD_DIR (default build-bench), SHARED_DATA (default
 # ../shared/data), THREADS (default 2). Run on an otherwise idle machine:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "core/objectives/objective.h"
 #include "core/objectives/plackett_luce_options.h"
 
 namespace plrank::pl_internal {
@@ -82,6 +83,26 @@ inline void ClipLeafValues(const PlackettLuceOptions& options,
   for (double& value : leaf_values) {
     value = std::clamp(value, -options.max_leaf_step, options.max_leaf_step);
   }
+}
+
+// ComputeLeafValues of a Plackett-Luce objective (one with
+// ComputeLeafDerivatives): the exact Newton step, or with
+// options.diagonal_leaf_step the base diagonal step; both clipped.
+template <typename PlObjective>
+void PlLeafValues(const PlObjective& objective,
+                  const PlackettLuceOptions& options,
+                  absl::Span<const double> scores,
+                  const LeafAssignment& assignment,
+                  absl::Span<double> leaf_values) {
+  if (options.diagonal_leaf_step) {
+    objective.Objective::ComputeLeafValues(scores, assignment, leaf_values);
+    ClipLeafValues(options, leaf_values);
+    return;
+  }
+  const auto d = objective.ComputeLeafDerivatives(
+      scores, assignment.leaf_of_document, assignment.num_leaves);
+  NewtonLeafValues(d.first, d.second, d.contexts, assignment.lambda_l2,
+                   options, leaf_values);
 }
 
 }  // namespace plrank::pl_internal

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/objectives/pl_leaf_step.h"
+#include "core/objectives/pl_query_loop.h"
 
 namespace plrank {
 namespace {
@@ -271,10 +272,6 @@ void AccumulateQuery(const double* scores, const int32_t* leaf,
   for (int32_t u : ws.touched_list) ws.touched[u] = 0;
 }
 
-bool InBag(absl::Span<const uint8_t> query_in_bag, size_t q) {
-  return query_in_bag.empty() || query_in_bag[q] != 0;
-}
-
 }  // namespace
 
 absl::Status PlackettLuceTiedObjective::Init(const Dataset& train,
@@ -285,75 +282,48 @@ absl::Status PlackettLuceTiedObjective::Init(const Dataset& train,
   return absl::OkStatus();
 }
 
-template <typename T, typename Store>
-void PlackettLuceTiedObjective::ForEachQueryDerivative(
+template <typename T>
+void PlackettLuceTiedObjective::WriteDerivatives(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    T* first, T* second, Store store) const {
-  const absl::Span<const PlTieQuery> queries = groups_.queries();
-  const int64_t nq = static_cast<int64_t>(queries.size());
+    pl_internal::DerivativeForm form, T* first, T* second) const {
   const PlTies ties = options_.ties;
-#pragma omp parallel
-  {
-    TiedWorkspace ws;
-    ws.Reserve(groups_.max_query_size(), groups_.max_groups());
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t q = 0; q < nq; ++q) {
-      const PlTieQuery& query = queries[q];
-      T* g = first + query.begin;
-      T* h = second + query.begin;
-      if (!InBag(query_in_bag, q)) {
-        std::fill(g, g + query.size, T{0});
-        std::fill(h, h + query.size, T{0});
-        continue;
-      }
-      QueryDerivatives(scores.data() + query.begin, query, groups_, ties, ws,
-                       [&](uint32_t d, double l1, double l2) {
-                         store(g + d, h + d, l1, l2);
-                       });
-    }
-  }
+  pl_internal::ForEachQueryDerivatives<TiedWorkspace>(
+      groups_.queries(), query_in_bag, form, first, second,
+      [&](TiedWorkspace& ws) {
+        ws.Reserve(groups_.max_query_size(), groups_.max_groups());
+      },
+      [&](TiedWorkspace& ws, const PlTieQuery& query, auto store) {
+        QueryDerivatives(scores.data() + query.begin, query, groups_, ties, ws,
+                         store);
+      });
 }
 
 void PlackettLuceTiedObjective::ComputeDerivatives(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
     absl::Span<double> first, absl::Span<double> diagonal_second) const {
-  ForEachQueryDerivative(scores, query_in_bag, first.data(),
-                         diagonal_second.data(),
-                         [](double* g, double* h, double l1, double l2) {
-                           *g = l1;
-                           *h = -l2;
-                         });
+  WriteDerivatives(scores, query_in_bag,
+                   pl_internal::DerivativeForm::kLogLikelihood, first.data(),
+                   diagonal_second.data());
 }
 
 void PlackettLuceTiedObjective::ComputeGradients(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
     absl::Span<float> gradients, absl::Span<float> hessians) {
-  ForEachQueryDerivative(scores, query_in_bag, gradients.data(),
-                         hessians.data(),
-                         [](float* g, float* h, double l1, double l2) {
-                           *g = static_cast<float>(-l1);
-                           *h = static_cast<float>(l2);
-                         });
+  WriteDerivatives(scores, query_in_bag,
+                   pl_internal::DerivativeForm::kBoosterGradient,
+                   gradients.data(), hessians.data());
 }
 
 double PlackettLuceTiedObjective::Loss(absl::Span<const double> scores) const {
-  const absl::Span<const PlTieQuery> queries = groups_.queries();
-  const int64_t nq = static_cast<int64_t>(queries.size());
   const PlTies ties = options_.ties;
-  std::vector<double> per_query(queries.size(), 0.0);
-#pragma omp parallel
-  {
-    TiedWorkspace ws;
-    ws.Reserve(groups_.max_query_size(), groups_.max_groups());
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t q = 0; q < nq; ++q) {
-      per_query[q] = QueryLoss(scores.data() + queries[q].begin, queries[q],
-                               groups_, ties, ws);
-    }
-  }
-  double total = 0.0;  // fixed order: deterministic
-  for (double loss : per_query) total += loss;
-  return total;
+  return pl_internal::SumQueryLosses<TiedWorkspace>(
+      groups_.queries(),
+      [&](TiedWorkspace& ws) {
+        ws.Reserve(groups_.max_query_size(), groups_.max_groups());
+      },
+      [&](TiedWorkspace& ws, const PlTieQuery& query) {
+        return QueryLoss(scores.data() + query.begin, query, groups_, ties, ws);
+      });
 }
 
 PlackettLuceTiedObjective::LeafDerivatives
@@ -389,15 +359,7 @@ PlackettLuceTiedObjective::ComputeLeafDerivatives(
 void PlackettLuceTiedObjective::ComputeLeafValues(
     absl::Span<const double> scores, const LeafAssignment& assignment,
     absl::Span<double> leaf_values) const {
-  if (options_.diagonal_leaf_step) {
-    Objective::ComputeLeafValues(scores, assignment, leaf_values);
-    pl_internal::ClipLeafValues(options_, leaf_values);
-    return;
-  }
-  const LeafDerivatives d = ComputeLeafDerivatives(
-      scores, assignment.leaf_of_document, assignment.num_leaves);
-  pl_internal::NewtonLeafValues(d.first, d.second, d.contexts,
-                                assignment.lambda_l2, options_, leaf_values);
+  pl_internal::PlLeafValues(*this, options_, scores, assignment, leaf_values);
 }
 
 std::vector<std::string> PlackettLuceTiedObjective::Describe() const {

@@ -9,6 +9,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
+#include "core/objectives/pl_query_loop.h"
 #include "core/objectives/pl_tie_groups.h"
 #include "core/objectives/plackett_luce_options.h"
 
@@ -69,10 +70,11 @@ class PlackettLuceTiedObjective : public Objective {
       absl::Span<const int32_t> leaf_of_document, int32_t num_leaves) const;
 
  private:
-  template <typename T, typename Store>
-  void ForEachQueryDerivative(absl::Span<const double> scores,
-                              absl::Span<const uint8_t> query_in_bag,
-                              T* first, T* second, Store store) const;
+  template <typename T>
+  void WriteDerivatives(absl::Span<const double> scores,
+                        absl::Span<const uint8_t> query_in_bag,
+                        pl_internal::DerivativeForm form, T* first,
+                        T* second) const;
 
   PlackettLuceOptions options_;
   PlTieGroups groups_;

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "core/objectives/pl_query_kernel.h"
+#include "core/objectives/pl_query_loop.h"
 
 namespace plrank {
 namespace {
@@ -157,10 +158,6 @@ double QueryLoss(const double* scores, const PlQuery& query,
   return normalizers - chosen / m;
 }
 
-bool InBag(absl::Span<const uint8_t> query_in_bag, size_t q) {
-  return query_in_bag.empty() || query_in_bag[q] != 0;
-}
-
 }  // namespace
 
 absl::Status PlackettLuceObjective::Init(const Dataset& train, uint64_t seed) {
@@ -180,77 +177,47 @@ absl::Status PlackettLuceObjective::InitWithPermutations(
   return absl::OkStatus();
 }
 
-// Runs the per-query kernel over in-bag queries in parallel, letting `store`
-// write each document's (first, second) derivatives as T into first/second;
-// out-of-bag queries get zeros.
-template <typename T, typename Store>
-void PlackettLuceObjective::ForEachQueryDerivative(
-    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    T* first, T* second, Store store) const {
-  const absl::Span<const PlQuery> queries = contexts_.queries();
-  const int64_t nq = static_cast<int64_t>(queries.size());
-#pragma omp parallel
-  {
-    PlWorkspace ws;
-    ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t q = 0; q < nq; ++q) {
-      const PlQuery& query = queries[q];
-      T* g = first + query.begin;
-      T* h = second + query.begin;
-      if (!InBag(query_in_bag, q)) {
-        std::fill(g, g + query.size, T{0});
-        std::fill(h, h + query.size, T{0});
-        continue;
-      }
-      QueryDerivatives(scores.data() + query.begin, query, contexts_, ws,
-                       [&](uint32_t d, double l1, double l2) {
-                         store(g + d, h + d, l1, l2);
-                       });
-    }
-  }
-}
-
 void PlackettLuceObjective::ComputeDerivatives(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
     absl::Span<double> first, absl::Span<double> diagonal_second) const {
-  ForEachQueryDerivative(scores, query_in_bag, first.data(),
-                         diagonal_second.data(),
-                         [](double* g, double* h, double l1, double l2) {
-                           *g = l1;
-                           *h = -l2;
-                         });
+  WriteDerivatives(scores, query_in_bag,
+                   pl_internal::DerivativeForm::kLogLikelihood, first.data(),
+                   diagonal_second.data());
 }
 
 void PlackettLuceObjective::ComputeGradients(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
     absl::Span<float> gradients, absl::Span<float> hessians) {
   // The booster minimizes: gradient = -L'(d).
-  ForEachQueryDerivative(scores, query_in_bag, gradients.data(),
-                         hessians.data(),
-                         [](float* g, float* h, double l1, double diagonal) {
-                           *g = static_cast<float>(-l1);
-                           *h = static_cast<float>(diagonal);
-                         });
+  WriteDerivatives(scores, query_in_bag,
+                   pl_internal::DerivativeForm::kBoosterGradient,
+                   gradients.data(), hessians.data());
+}
+
+template <typename T>
+void PlackettLuceObjective::WriteDerivatives(
+    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
+    pl_internal::DerivativeForm form, T* first, T* second) const {
+  pl_internal::ForEachQueryDerivatives<PlWorkspace>(
+      contexts_.queries(), query_in_bag, form, first, second,
+      [&](PlWorkspace& ws) {
+        ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
+      },
+      [&](PlWorkspace& ws, const PlQuery& query, auto store) {
+        QueryDerivatives(scores.data() + query.begin, query, contexts_, ws,
+                         store);
+      });
 }
 
 double PlackettLuceObjective::Loss(absl::Span<const double> scores) const {
-  const absl::Span<const PlQuery> queries = contexts_.queries();
-  const int64_t nq = static_cast<int64_t>(queries.size());
-  std::vector<double> per_query(queries.size(), 0.0);
-#pragma omp parallel
-  {
-    PlWorkspace ws;
-    ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t q = 0; q < nq; ++q) {
-      per_query[q] = QueryLoss(scores.data() + queries[q].begin, queries[q],
-                               contexts_, ws);
-    }
-  }
-  double total = 0.0;  // fixed order: deterministic
-  for (double loss : per_query) total += loss;
-  return total;
+  return pl_internal::SumQueryLosses<PlWorkspace>(
+      contexts_.queries(),
+      [&](PlWorkspace& ws) {
+        ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
+      },
+      [&](PlWorkspace& ws, const PlQuery& query) {
+        return QueryLoss(scores.data() + query.begin, query, contexts_, ws);
+      });
 }
 
 std::vector<std::string> PlackettLuceObjective::Describe() const {

@@ -10,6 +10,7 @@
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
 #include "core/objectives/pl_contexts.h"
+#include "core/objectives/pl_query_loop.h"
 #include "core/objectives/plackett_luce_options.h"
 
 namespace plrank {
@@ -77,10 +78,11 @@ class PlackettLuceObjective : public Objective {
   const PlackettLuceOptions& options() const { return options_; }
 
  private:
-  template <typename T, typename Store>
-  void ForEachQueryDerivative(absl::Span<const double> scores,
-                              absl::Span<const uint8_t> query_in_bag,
-                              T* first, T* second, Store store) const;
+  template <typename T>
+  void WriteDerivatives(absl::Span<const double> scores,
+                        absl::Span<const uint8_t> query_in_bag,
+                        pl_internal::DerivativeForm form, T* first,
+                        T* second) const;
 
   PlackettLuceOptions options_;
   PlContexts contexts_;

@@ -140,15 +140,7 @@ PlackettLuceObjective::ComputeLeafDerivatives(
 void PlackettLuceObjective::ComputeLeafValues(
     absl::Span<const double> scores, const LeafAssignment& assignment,
     absl::Span<double> leaf_values) const {
-  if (options_.diagonal_leaf_step) {
-    Objective::ComputeLeafValues(scores, assignment, leaf_values);
-    pl_internal::ClipLeafValues(options_, leaf_values);
-    return;
-  }
-  const LeafDerivatives d = ComputeLeafDerivatives(
-      scores, assignment.leaf_of_document, assignment.num_leaves);
-  pl_internal::NewtonLeafValues(d.first, d.second, d.contexts,
-                                assignment.lambda_l2, options_, leaf_values);
+  pl_internal::PlLeafValues(*this, options_, scores, assignment, leaf_values);
 }
 
 }  // namespace plrank

@@ -51,6 +51,12 @@ absl::Status ValidatePlackettLuceOptions(const PlackettLuceOptions& options) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "pl_permutations must be in [1, 1000], got %d", options.permutations));
   }
+  if (options.ties != PlTies::kPermutation && options.permutations != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "pl_permutations=%d applies to pl_ties=permutation; pl_ties=%s "
+        "needs no sampled tie-breaks",
+        options.permutations, PlTiesName(options.ties)));
+  }
   if (!(options.newton_damping >= 0.0) || !std::isfinite(options.newton_damping)) {
     return absl::InvalidArgumentError("pl_newton_damping must be >= 0");
   }

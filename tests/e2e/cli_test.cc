@@ -115,7 +115,8 @@ TEST_F(CliTest, ScoresDoNotDependOnThreadCount) {
   for (const char* threads : {"1", "2"}) {
     const std::string model = dir_.File(std::string("m") + threads + ".pb");
     const std::string out = dir_.File(std::string("s") + threads + ".txt");
-    ASSERT_EQ(Train({"--model_out=" + model, "--pl_permutations=3",
+    ASSERT_EQ(Train({"--model_out=" + model, "--pl_ties=permutation",
+                     "--pl_permutations=3",
                      std::string("--num_threads=") + threads})
                   .exit_code,
               0);

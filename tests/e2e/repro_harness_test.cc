@@ -38,9 +38,13 @@ std::string Section(const std::string& report, const std::string& title) {
 TEST(ReproSystems, ParsesListsAndRejectsBadOnes) {
   absl::StatusOr<std::vector<ReproSystem>> all = ParseReproSystems("all");
   ASSERT_TRUE(all.ok()) << all.status();
-  ASSERT_EQ(all->size(), 13u);
+  ASSERT_EQ(all->size(), 14u);
   EXPECT_EQ((*all)[0].label, "PLRank(obj=1)");
   EXPECT_EQ((*all)[1].permutations, 3);
+  // "plrank" alone is PLRank with the trainer's defaults, not the paper's.
+  EXPECT_EQ((*all)[2].key, "plrank");
+  EXPECT_EQ((*all)[2].label, "PLRank(default)");
+  EXPECT_EQ((*all)[2].permutations, 0);
   absl::StatusOr<std::vector<ReproSystem>> some =
       ParseReproSystems("plrank6, McRank,ca");
   ASSERT_TRUE(some.ok()) << some.status();
@@ -79,7 +83,7 @@ TEST(ReproHarness, TinySettingPrintsTheThreeTablesAndValidJson) {
   config.bin_dir = PLRANK_BIN_DIR;
   config.work_dir = dir.path();
   absl::StatusOr<std::vector<ReproSystem>> systems = ParseReproSystems(
-      "plrank1,plrank3,lambdamart,mcrank,mart2,cklmart,listmle");
+      "plrank1,plrank3,lambdamart,mcrank,mart2,cklmart,listmle,plrank");
   ASSERT_TRUE(systems.ok()) << systems.status();
   config.systems = *systems;
   config.trees = 3;
