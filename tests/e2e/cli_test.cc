@@ -53,6 +53,34 @@ class CliTest : public ::testing::Test {
   std::string prefix_;
 };
 
+// The default is the tie-group likelihood over the whole ranking; --pl_paper
+// is the paper's sampled top-10 and refuses flags it fixes.
+TEST_F(CliTest, PlackettLuceDefaultAndPaperSwitch) {
+  auto train_verbose = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {
+        BinPath("plrank-train"), "--train=" + prefix_ + ".train",
+        "--trees=2", "--leaves=4", "--model_out=" + dir_.File("pl.pb")};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv);
+  };
+  const CommandResult by_default = train_verbose({});
+  ASSERT_EQ(by_default.exit_code, 0) << by_default.err;
+  EXPECT_THAT(by_default.out,
+              HasSubstr("plrank: tie groups (efron), weighting uniform, top-k "
+                        "all, stop at lowest label yes, leaf step damping "
+                        "0.01 clip 1;"));
+  const CommandResult paper = train_verbose({"--pl_paper", "--pl_permutations=3"});
+  ASSERT_EQ(paper.exit_code, 0) << paper.err;
+  EXPECT_THAT(paper.out, HasSubstr("plrank: top-k 10, permutations 3, skip tied "
+                                   "queries no, stop at lowest label no"));
+  const CommandResult conflict = train_verbose({"--pl_paper", "--pl_topk=5"});
+  EXPECT_NE(conflict.exit_code, 0);
+  EXPECT_THAT(conflict.err, HasSubstr("--pl_paper fixes --pl_topk"));
+  const CommandResult sampled_efron = train_verbose({"--pl_permutations=3"});
+  EXPECT_NE(sampled_efron.exit_code, 0);
+  EXPECT_THAT(sampled_efron.err, HasSubstr("pl_ties=permutation"));
+}
+
 TEST_F(CliTest, UnknownFlagIsRejected) {
   const CommandResult result = Train({"--no_such_flag=1"});
   EXPECT_NE(result.exit_code, 0);

@@ -27,14 +27,38 @@ TEST(RegistryTest, UnknownNameListsKnownOnes) {
 
 TEST(RegistryTest, RejectsBadOptions) {
   ObjectiveOptions options;
-  options.pl_topk = 0;
+  EXPECT_TRUE(MakeObjective(options).ok());  // pl_topk 0: the whole ranking
+  options.pl_topk = -1;
   EXPECT_FALSE(MakeObjective(options).ok());
   options.pl_topk = 10;
+  // Sampled tie-breaks only exist with pl_ties=permutation.
+  options.pl_permutations = 3;
+  EXPECT_FALSE(MakeObjective(options).ok());
+  options.pl_ties = "permutation";
+  EXPECT_TRUE(MakeObjective(options).ok());
   options.pl_permutations = 0;
   EXPECT_FALSE(MakeObjective(options).ok());
   options.pl_permutations = 3;
   options.pl_newton_damping = -1.0;
   EXPECT_FALSE(MakeObjective(options).ok());
+  options.pl_newton_damping = 0.01;
+  options.pl_ties = "sampled";
+  EXPECT_FALSE(MakeObjective(options).ok());
+  options.pl_ties = "efron";
+  options.pl_permutations = 1;
+  options.pl_weighting = "dcg";
+  EXPECT_FALSE(MakeObjective(options).ok());
+}
+
+TEST(RegistryTest, PaperOptionsAreThePapers) {
+  const ObjectiveOptions paper = PaperObjectiveOptions(ObjectiveOptions());
+  EXPECT_EQ(paper.pl_topk, 10);
+  EXPECT_EQ(paper.pl_ties, "permutation");
+  EXPECT_FALSE(paper.pl_stop_at_lowest_label);
+  EXPECT_EQ(paper.pl_max_leaf_step, 100.0);
+  absl::StatusOr<std::unique_ptr<Objective>> objective = MakeObjective(paper);
+  ASSERT_TRUE(objective.ok());
+  EXPECT_EQ((*objective)->name(), "plrank");
 }
 
 }  // namespace
