@@ -80,6 +80,11 @@ absl::StatusOr<std::vector<QualitySystem>> ParsePeerSystems(
       peer.xgboost = true;
       peer.objective = key == "xgb_ndcg" ? "rank:ndcg" : "rank:pairwise";
       peer.name = absl::StrCat("XGBoost ", peer.objective);
+    } else if (key == "xendcg") {
+      // Not one of the paper's systems: LightGBM's rank_xendcg, a PL-family
+      // point of comparison.
+      peer.objective = "xendcg";
+      peer.name = "XE-NDCG (rank_xendcg)";
     } else {
       absl::StatusOr<std::vector<ReproSystem>> known = ParseReproSystems(key);
       if (!known.ok()) {
@@ -90,7 +95,10 @@ absl::StatusOr<std::vector<QualitySystem>> ParsePeerSystems(
       }
       peer.objective = known->front().objective;
       peer.name = known->front().label;
-      if (known->front().permutations > 1) {
+      if (known->front().objective == "plrank" &&
+          known->front().permutations > 0) {
+        // plrank<m>: the paper's PLRank(obj=m), as in plrank-repro.
+        peer.extra_flags.push_back("--pl_paper");
         peer.extra_flags.push_back(
             absl::StrCat("--pl_permutations=", known->front().permutations));
       }
