@@ -18,20 +18,12 @@
 #include "core/objectives/splitmix64.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/objectives/pl_test_util.h"
 
 namespace plrank {
 namespace {
 
-Dataset MakeDataset(const std::vector<std::vector<int32_t>>& labels) {
-  Dataset data;
-  data.query_offsets.push_back(0);
-  for (const auto& query : labels) {
-    data.labels.insert(data.labels.end(), query.begin(), query.end());
-    data.query_offsets.push_back(static_cast<uint32_t>(data.labels.size()));
-    data.query_ids.push_back(std::to_string(data.query_ids.size()));
-  }
-  return data;
-}
+using testing::MakeDataset;
 
 // Random queries with labels in [0, 3], then an all-zero query, a single
 // document query and an all-ones query (which is NOT skipped: phi is still
