@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/data/dense_budget.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_tokens.h"
 #include "core/data/query_file.h"
@@ -90,6 +91,7 @@ class LetorParser {
   std::vector<uint32_t> indices_;  // 0-based feature
   std::vector<float> values_;
   int64_t max_index_ = 0;          // largest 1-based index seen
+  int64_t max_index_line_ = 0;     // where it was first seen
   // last_row_with_index_[i] == current row + 1 when index i already occurred
   // on this line: duplicate detection in O(1) without clearing per line.
   std::vector<uint32_t> last_row_with_index_;
@@ -243,6 +245,12 @@ absl::Status LetorParser::AddEntry(int64_t index, float value, int64_t line) {
     return LineError(line, "feature index %d above --num_features=%d", index,
                      options_.num_features);
   }
+  if (options_.num_features == 0 && index > options_.max_feature_index) {
+    return LineError(line,
+                     "feature index %d above --max_feature_index=%d (raise "
+                     "it, or give --num_features, for data that wide)",
+                     index, options_.max_feature_index);
+  }
   const uint32_t row_stamp = static_cast<uint32_t>(labels_.size() + 1);
   if (static_cast<size_t>(index) >= last_row_with_index_.size()) {
     last_row_with_index_.resize(
@@ -258,7 +266,10 @@ absl::Status LetorParser::AddEntry(int64_t index, float value, int64_t line) {
     ++duplicate_features_;  // the later entry overwrites when scattered
   }
   last_row_with_index_[index] = row_stamp;
-  if (index > max_index_) max_index_ = index;
+  if (index > max_index_) {
+    max_index_ = index;
+    max_index_line_ = line;
+  }
   indices_.push_back(static_cast<uint32_t>(index - 1));
   values_.push_back(value);
   return absl::OkStatus();
@@ -386,6 +397,14 @@ absl::StatusOr<Dataset> LetorParser::Assemble(const std::string& query_file,
   const int64_t width =
       options_.num_features > 0 ? options_.num_features : max_index_;
   data.num_features = static_cast<int32_t>(width);
+  if (absl::Status fits = CheckDenseMatrixFits(
+          static_cast<int64_t>(num_documents), width, AvailableMemoryBytes(),
+          name_,
+          absl::StrFormat("the widest feature index, %d, is on line %d",
+                          max_index_, max_index_line_));
+      !fits.ok()) {
+    return fits;
+  }
   data.features.assign(static_cast<size_t>(width) * num_documents, 0.0f);
   data.labels.resize(num_documents);
   float* const features = data.features.data();
@@ -415,6 +434,11 @@ absl::StatusOr<Dataset> Parse(std::string_view text, const std::string& name,
   if (options.num_features < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: --num_features=%d is negative", name, options.num_features));
+  }
+  if (options.max_feature_index < 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: --max_feature_index=%d must be >= 1", name,
+        options.max_feature_index));
   }
   LetorParser parser(text, name, options);
   if (absl::Status status = parser.ParseAllLines(); !status.ok()) {

@@ -18,6 +18,10 @@ struct ReadOptions {
   // 0 = infer the width from the largest index seen. Otherwise the dataset
   // has exactly this many features and an index above it is an error.
   int32_t num_features = 0;
+  // With num_features = 0: the largest feature index accepted. Real ranking
+  // collections use up to a few thousand; a larger index is almost always a
+  // corrupt or hostile file, and a dense matrix that wide would not fit.
+  int32_t max_feature_index = 100000;
   DuplicateFeaturePolicy duplicates = DuplicateFeaturePolicy::kError;
   // A query whose lines are not contiguous is an error unless this is set,
   // in which case its documents are gathered in first-seen query order.

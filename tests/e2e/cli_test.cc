@@ -81,6 +81,18 @@ TEST_F(CliTest, PlackettLuceDefaultAndPaperSwitch) {
   EXPECT_THAT(sampled_efron.err, HasSubstr("pl_ties=permutation"));
 }
 
+// A 16M feature index in a small file: one message, no abort.
+TEST_F(CliTest, HugeFeatureIndexFailsWithFileAndLine) {
+  const std::string hostile = dir_.File("hostile.txt");
+  WriteFile(hostile, "1 qid:1 1:0.5 2:1\n0 qid:1 16777216:0.5\n");
+  const CommandResult result = RunCommand(
+      {BinPath("plrank-train"), "--train=" + hostile,
+       "--model_out=" + dir_.File("h.pb")});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("hostile.txt:2"));
+  EXPECT_THAT(result.err, HasSubstr("--max_feature_index=100000"));
+}
+
 TEST_F(CliTest, UnknownFlagIsRejected) {
   const CommandResult result = Train({"--no_such_flag=1"});
   EXPECT_NE(result.exit_code, 0);

@@ -9,6 +9,10 @@
 ABSL_FLAG(int32_t, num_features, 0,
           "Feature count of the data: 0 infers it from the largest index; "
           "otherwise an index above it is an error.");
+ABSL_FLAG(int32_t, max_feature_index, plrank::ReadOptions().max_feature_index,
+          "Largest feature index accepted when --num_features is 0; a larger "
+          "one fails with its file and line (it would make the dense feature "
+          "matrix that wide).");
 ABSL_FLAG(std::string, duplicate_features, "error",
           "A feature index repeated within a line: 'error' (default) or "
           "'last' (the last value wins).");
@@ -26,6 +30,10 @@ absl::StatusOr<ReadOptions> ReadOptionsFromFlags() {
   options.num_features = absl::GetFlag(FLAGS_num_features);
   if (options.num_features < 0) {
     return absl::InvalidArgumentError("--num_features must be >= 0");
+  }
+  options.max_feature_index = absl::GetFlag(FLAGS_max_feature_index);
+  if (options.max_feature_index < 1) {
+    return absl::InvalidArgumentError("--max_feature_index must be >= 1");
   }
   absl::StatusOr<DuplicateFeaturePolicy> duplicates =
       ParseDuplicatePolicy(absl::GetFlag(FLAGS_duplicate_features));

@@ -1,5 +1,7 @@
 #include "core/data/letor_reader.h"
 
+#include "core/data/dense_budget.h"
+
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -56,6 +58,43 @@ TEST(LetorReaderTest, AcceptsUnsortedIndices) {
   absl::StatusOr<Dataset> data = Parse("1 qid:1 3:3 1:1 2:2\n");
   ASSERT_TRUE(data.ok()) << data.status();
   EXPECT_THAT(data->features, ElementsAre(1, 2, 3));
+}
+
+// One hostile token must not make the reader allocate a matrix that wide.
+TEST(LetorReaderTest, FeatureIndexAboveTheCapIsAnError) {
+  const std::string message =
+      ErrorOf("1 qid:1 1:0.5\n0 qid:1 16777216:0.5\n");
+  EXPECT_THAT(message, HasSubstr("rank.train:2:"));
+  EXPECT_THAT(message, HasSubstr("feature index 16777216 above "
+                                 "--max_feature_index=100000"));
+  ReadOptions narrow;
+  narrow.max_feature_index = 5;
+  EXPECT_TRUE(Parse("1 qid:1 5:1\n0 qid:1 1:2\n", narrow).ok());
+  EXPECT_THAT(ErrorOf("1 qid:1 6:1\n", narrow),
+              HasSubstr("above --max_feature_index=5"));
+  // An explicit --num_features is the cap instead.
+  ReadOptions wide;
+  wide.num_features = 200000;
+  wide.max_feature_index = 5;
+  absl::StatusOr<Dataset> data = Parse("1 qid:1 150000:1\n0 qid:1 1:2\n", wide);
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_EQ(data->num_features, 200000);
+  ReadOptions bad;
+  bad.max_feature_index = 0;
+  EXPECT_THAT(ErrorOf("1 qid:1 1:1\n", bad), HasSubstr("max_feature_index"));
+}
+
+TEST(DenseBudgetTest, RefusesAMatrixLargerThanWhatIsAvailable) {
+  const absl::Status too_big =
+      CheckDenseMatrixFits(1000, 1000, 1000000, "big.txt", "hint here");
+  EXPECT_EQ(too_big.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(too_big.message()),
+              HasSubstr("big.txt: the dense feature matrix needs 0.00 GB "
+                        "(1000 documents x 1000 features)"));
+  EXPECT_THAT(std::string(too_big.message()), HasSubstr("hint here"));
+  EXPECT_TRUE(CheckDenseMatrixFits(10, 10, 1000000, "f", "").ok());
+  EXPECT_TRUE(CheckDenseMatrixFits(1000, 1000, -1, "f", "").ok());  // unknown
+  EXPECT_GT(AvailableMemoryBytes(), 0);  // /proc/meminfo exists here
 }
 
 TEST(LetorReaderTest, RepeatedIndexIsAnErrorByDefault) {
