@@ -1,6 +1,7 @@
 // ValidateEnsemble: the structural checks every model passes before it is
 // written, after it is read, and before it is flattened for scoring.
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -244,6 +245,25 @@ absl::Status ValidateEnsemble(const Ensemble& model) {
     }
     total_nodes += model.trees[t].num_internal_nodes() +
                    model.trees[t].num_leaves();
+  }
+  // Every leaf is finite, but a path through all trees could still add up to
+  // +-inf: bound each output's score by its base plus each tree's largest
+  // |leaf| and refuse a model whose bound is not finite.
+  for (int32_t k = 0; k < model.num_outputs; ++k) {
+    double bound = model.base_score.empty() ? 0.0 : std::fabs(model.base_score[k]);
+    for (size_t t = k; t < model.trees.size(); t += model.num_outputs) {
+      double largest = 0.0;
+      for (double value : model.trees[t].leaf_value) {
+        largest = std::max(largest, std::fabs(value));
+      }
+      bound += largest;
+    }
+    if (!std::isfinite(bound)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "output %d: the leaf values of its trees can add up to an infinite "
+          "score",
+          k));
+    }
   }
   // The flattened scorer addresses all nodes with int32 indices.
   if (total_nodes >= int64_t{std::numeric_limits<int32_t>::max()} / 2) {

@@ -87,6 +87,19 @@ TEST(ValidateEnsembleTest, RejectsBadChildren) {
   ExpectInvalid(model, "tree 0 node 1");
 }
 
+// Each leaf finite, their sum over the trees not: scores would be inf.
+TEST(ValidateEnsembleTest, RejectsLeavesThatSumToInfinity) {
+  Ensemble model = SmallModel();
+  for (Tree& tree : model.trees) {
+    for (double& value : tree.leaf_value) value = 1e308;
+  }
+  ExpectInvalid(model, "output 0: the leaf values of its trees can add up to "
+                       "an infinite score");
+  model = SmallModel();
+  model.trees[0].leaf_value[0] = 1e300;  // large but finite in total
+  EXPECT_TRUE(ValidateEnsemble(model).ok());
+}
+
 TEST(ValidateEnsembleTest, RejectsBadValuesAndShapes) {
   Ensemble model = SmallModel();
   model.trees[0].split_feature[1] = 2;
