@@ -98,9 +98,7 @@ absl::StatusOr<std::vector<QualitySystem>> ParsePeerSystems(
       if (known->front().objective == "plrank" &&
           known->front().permutations > 0) {
         // plrank<m>: the paper's PLRank(obj=m), as in plrank-repro.
-        peer.extra_flags.push_back("--pl_paper");
-        peer.extra_flags.push_back(
-            absl::StrCat("--pl_permutations=", known->front().permutations));
+        peer.extra_flags = PaperPlrankArgs(known->front().permutations);
       }
     }
     peers.push_back(std::move(peer));

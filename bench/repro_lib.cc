@@ -98,8 +98,9 @@ std::vector<std::string> TrainArgs(const ReproConfig& config,
   // PLRank(obj=m) rows are the paper's PLRank; permutations == 0 is
   // PLRank with the trainer's defaults.
   if (objective == "plrank" && permutations > 0) {
-    argv.push_back("--pl_paper");
-    argv.push_back(absl::StrCat("--pl_permutations=", permutations));
+    for (std::string& arg : PaperPlrankArgs(permutations)) {
+      argv.push_back(std::move(arg));
+    }
   }
   return argv;
 }

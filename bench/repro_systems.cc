@@ -109,4 +109,8 @@ absl::StatusOr<std::vector<ReproSystem>> ParseReproSystems(
   return systems;
 }
 
+std::vector<std::string> PaperPlrankArgs(int permutations) {
+  return {"--pl_paper", absl::StrCat("--pl_permutations=", permutations)};
+}
+
 }  // namespace plrank::bench

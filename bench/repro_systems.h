@@ -37,6 +37,9 @@ std::string DefaultReproSystemList();
 absl::StatusOr<std::vector<ReproSystem>> ParseReproSystems(
     std::string_view list);
 
+// plrank-train arguments of the paper's PLRank(obj=m).
+std::vector<std::string> PaperPlrankArgs(int permutations);
+
 }  // namespace plrank::bench
 
 #endif  // PLRANK_BENCH_REPRO_SYSTEMS_H_

@@ -42,6 +42,11 @@ struct TiedWorkspace {
   }
 };
 
+// c of pick k of a group of `size`: the group's share in its denominator.
+double GroupShare(bool efron, uint32_t k, double inv_size) {
+  return efron ? 1.0 - k * inv_size : 1.0;
+}
+
 // Fills ws for one query: e_d, each group's E, R and the sums over its terms
 // (term t has denominator D_t = R + g_t, g_t its group part: c_k E for
 // Efron/Breslow, e_d for pick d under kIndependent)
@@ -97,7 +102,7 @@ double PrepareQuery(const double* scores, const PlTieQuery& query,
       const bool efron = ties == PlTies::kEfron;
       const double inv_size = 1.0 / size;
       for (uint32_t k = 0; k < group[i].terms; ++k) {
-        const double c = efron ? 1.0 - k * inv_size : 1.0;
+        const double c = GroupShare(efron, k, inv_size);
         const double inv = 1.0 / std::max(below + c * mass, DBL_MIN);
         alpha += w[k] * inv;
         beta += w[k] * c * inv;
@@ -195,10 +200,9 @@ double QueryLoss(const double* scores, const PlTieQuery& query,
     }
     mean /= group[i].size;
     const double* w = groups.weights(group[i]);
+    const double inv_size = 1.0 / group[i].size;
     for (uint32_t k = 0; k < group[i].terms; ++k) {
-      const double c = ties == PlTies::kEfron
-                           ? 1.0 - static_cast<double>(k) / group[i].size
-                           : 1.0;
+      const double c = GroupShare(ties == PlTies::kEfron, k, inv_size);
       loss += w[k] * (std::log(std::max(ws.below[i] + c * ws.mass[i], DBL_MIN)) -
                       mean);
     }
@@ -363,8 +367,6 @@ void PlackettLuceTiedObjective::ComputeLeafValues(
 }
 
 std::vector<std::string> PlackettLuceTiedObjective::Describe() const {
-  static constexpr const char* kWeighting[] = {"uniform", "gain", "position",
-                                               "gain_position"};
   const std::string topk =
       options_.topk == 0 ? "all" : absl::StrCat(options_.topk);
   return {absl::StrFormat(
@@ -372,7 +374,7 @@ std::vector<std::string> PlackettLuceTiedObjective::Describe() const {
       "%s, leaf step damping %g clip %g; %d of %d queries have terms, %d "
       "terms",
       PlTiesName(options_.ties),
-      kWeighting[static_cast<int>(options_.weighting)], topk,
+      PlWeightingName(options_.weighting), topk,
       options_.stop_at_lowest_label ? "yes" : "no", options_.newton_damping,
       options_.max_leaf_step, groups_.queries_with_terms(),
       groups_.queries().size(), groups_.total_terms())};

@@ -41,6 +41,20 @@ absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name) {
       name));
 }
 
+const char* PlWeightingName(PlWeighting weighting) {
+  switch (weighting) {
+    case PlWeighting::kUniform:
+      return "uniform";
+    case PlWeighting::kGain:
+      return "gain";
+    case PlWeighting::kPosition:
+      return "position";
+    case PlWeighting::kGainPosition:
+      return "gain_position";
+  }
+  return "?";
+}
+
 absl::Status ValidatePlackettLuceOptions(const PlackettLuceOptions& options) {
   if (options.topk < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -75,6 +75,7 @@ struct PlackettLuceOptions {
 // the valid names, otherwise).
 absl::StatusOr<PlTies> ParsePlTies(const std::string& name);
 const char* PlTiesName(PlTies ties);
+const char* PlWeightingName(PlWeighting weighting);
 absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name);
 
 // InvalidArgument when a field is out of range.

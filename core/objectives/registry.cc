@@ -108,7 +108,7 @@ ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base) {
   const PlackettLuceOptions paper;  // its defaults are the paper's
   base.pl_topk = paper.topk;
   base.pl_ties = PlTiesName(paper.ties);
-  base.pl_weighting = "uniform";
+  base.pl_weighting = PlWeightingName(paper.weighting);
   base.pl_normalize_queries = paper.normalize_queries;
   base.pl_diagonal_leaf_step = paper.diagonal_leaf_step;
   base.pl_skip_tied_queries = paper.skip_tied_queries;
