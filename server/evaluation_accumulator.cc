@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/data/letor_tokens.h"
 #include "core/metrics/evaluation.h"
 
 namespace plrank::server {
@@ -74,10 +75,12 @@ absl::Status EvaluationAccumulator::AddQueries(
           " documents in one evaluation; evaluate in parts"));
     }
     for (int i = 0; i < query.labels_size(); ++i) {
-      if (query.labels(i) < 0) {
+      // The reader's label limit: above it the gains 2^label - 1 lose
+      // precision, and past 1023 they overflow and every metric is NaN.
+      if (query.labels(i) < 0 || query.labels(i) > letor_internal::kMaxLabel) {
         return absl::InvalidArgumentError(absl::StrCat(
             context, "document ", i, ": label ", query.labels(i),
-            " is negative"));
+            " is outside 0..", letor_internal::kMaxLabel));
       }
     }
     absl::StatusOr<absl::Span<const double>> scores = DocumentScorer::Score(

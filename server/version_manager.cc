@@ -131,7 +131,11 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
   for (const auto& [version, record] : model.versions) {
     const bool on_disk =
         std::any_of(disk.versions.begin(), disk.versions.end(),
-                    [&](const VersionOnDisk& v) { return v.version == version; });
+                    // (an init-capture: clang 14 cannot capture a
+                    // structured binding)
+                    [version = version](const VersionOnDisk& v) {
+                      return v.version == version;
+                    });
     if (!on_disk) gone.push_back(version);
   }
   for (int64_t version : gone) {

@@ -23,19 +23,26 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return OsError(path, "cannot open");
   std::string contents;
+  // Reading in large blocks also works for pipes, whose size is unknown.
+  // When the size is known, the first read asks for one byte more, so a
+  // small file costs no block-sized buffer (every block is zero-filled).
+  constexpr size_t kBlock = size_t{1} << 22;
+  size_t block = kBlock;
   if (std::fseek(file, 0, SEEK_END) == 0) {
     const long size = std::ftell(file);
-    if (size > 0) contents.reserve(static_cast<size_t>(size));
+    if (size >= 0) {
+      contents.reserve(static_cast<size_t>(size) + 1);
+      block = static_cast<size_t>(size) + 1;
+    }
     std::rewind(file);
   }
-  // Reading in large blocks also works for pipes, whose size is unknown.
-  constexpr size_t kBlock = size_t{1} << 22;
   size_t used = 0;
   while (true) {
-    contents.resize(used + kBlock);
-    const size_t got = std::fread(contents.data() + used, 1, kBlock, file);
+    contents.resize(used + block);
+    const size_t got = std::fread(contents.data() + used, 1, block, file);
     used += got;
-    if (got < kBlock) break;
+    if (got < block) break;
+    block = kBlock;
   }
   contents.resize(used);
   const bool failed = std::ferror(file) != 0;

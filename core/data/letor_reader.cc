@@ -205,11 +205,17 @@ absl::Status LetorParser::StartDocument(bool has_qid, std::string_view qid,
     mode_ = has_qid ? Mode::kQid : Mode::kNoQid;
     first_document_line_ = line;
   } else if ((mode_ == Mode::kQid) != has_qid) {
+    // Two calls, not one with a conditional format: absl checks format
+    // strings at compile time, and clang only accepts constant ones.
+    if (has_qid) {
+      return LineError(line,
+                       "line has a qid but the first document (line %d) has "
+                       "none; do not mix the two forms",
+                       first_document_line_);
+    }
     return LineError(line,
-                     has_qid ? "line has a qid but the first document (line "
-                               "%d) has none; do not mix the two forms"
-                             : "line has no qid but the first document (line "
-                               "%d) has one; do not mix the two forms",
+                     "line has no qid but the first document (line %d) has "
+                     "one; do not mix the two forms",
                      first_document_line_);
   }
   if (!has_qid) return absl::OkStatus();

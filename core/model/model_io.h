@@ -12,9 +12,14 @@ namespace plrank {
 // The artifact format version this build writes and reads.
 inline constexpr int32_t kModelFormatVersion = 1;
 
-// Checks structure: child indices in range and acyclic (every node reached
-// once from the root), feature indices < num_features, finite thresholds,
-// leaf and linear values, num_outputs/transform consistency.
+// The widest model accepted: the LETOR reader's largest feature index
+// (2^24), so every model trained on LETOR data fits.
+inline constexpr int32_t kMaxModelFeatures = int32_t{1} << 24;
+
+// Checks structure: num_features in [0, kMaxModelFeatures], child indices in
+// range and acyclic (every node reached once from the root), feature indices
+// < num_features, finite thresholds, leaf and linear values, leaf sums that
+// cannot overflow, num_outputs/transform consistency.
 absl::Status ValidateEnsemble(const Ensemble& model);
 
 // Serializes to plrank.v1.Model bytes (with payload checksum) and back.

@@ -10,11 +10,15 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "core/data/letor_tokens.h"
 #include "core/model/ensemble.h"
 #include "core/model/model_io.h"
 
 namespace plrank {
 namespace {
+
+static_assert(kMaxModelFeatures == letor_internal::kMaxFeatureIndex,
+              "one feature limit for data and models");
 
 // Node indices are int32 and leaves are encoded as ~index, so both counts
 // must stay well inside int32.
@@ -162,6 +166,15 @@ absl::Status ValidateEnsemble(const Ensemble& model) {
   if (model.num_features < 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("negative num_features %d", model.num_features));
+  }
+  // Scorers and servers allocate per feature (and per feature and document),
+  // so a wider model is a corrupt or hostile file: a 20-byte model claiming
+  // 2^31 - 1 features once made flattening allocate 8 GiB.
+  if (model.num_features > kMaxModelFeatures) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "num_features %d is above the limit %d (the largest feature index "
+        "the LETOR reader accepts)",
+        model.num_features, kMaxModelFeatures));
   }
   if (!model.feature_names.empty() &&
       model.feature_names.size() != static_cast<size_t>(model.num_features)) {

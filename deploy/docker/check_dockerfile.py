@@ -44,7 +44,11 @@ BUILD_ONLY_PACKAGES = {"build-essential", "cmake", "g++", "gcc", "make",
                        "pkg-config", "protobuf-compiler",
                        "protobuf-compiler-grpc"}
 # Directories the top-level CMakeLists.txt adds only under an option.
-OPTIONAL_SUBDIRS = {"tests": "PLRANK_BUILD_TESTS", "bench": "PLRANK_BUILD_BENCH"}
+# Subdirectories the top-level CMakeLists.txt adds only under an option:
+# option name and its default.
+OPTIONAL_SUBDIRS = {"tests": ("PLRANK_BUILD_TESTS", True),
+                    "bench": ("PLRANK_BUILD_BENCH", True),
+                    "fuzz": ("PLRANK_FUZZ", False)}
 
 
 class Stage:
@@ -201,6 +205,8 @@ def check(dockerfile_text, source_dir, bin_dir):
             built_targets = None  # all targets
         disabled = {opt.split("=")[0][2:] for opt in rest
                     if re.fullmatch(r"-D\w+=(OFF|0|FALSE|NO)", opt, re.I)}
+        enabled = {opt.split("=")[0][2:] for opt in rest
+                   if re.fullmatch(r"-D\w+=(ON|1|TRUE|YES)", opt, re.I)}
         build_script = os.path.join(source_dir, "scripts", "build.sh")
         if not os.path.exists(build_script):
             errors.append(f"{build_script} does not exist")
@@ -215,7 +221,9 @@ def check(dockerfile_text, source_dir, bin_dir):
         needed = {"CMakeLists.txt", "scripts"}
         for sub in re.findall(r"add_subdirectory\(\s*([\w/.-]+)", top):
             first = sub.split("/")[0]
-            if OPTIONAL_SUBDIRS.get(first) in disabled:
+            option = OPTIONAL_SUBDIRS.get(first)
+            if option and (option[0] in disabled or
+                           (not option[1] and option[0] not in enabled)):
                 continue
             needed.add(first)
         if "." not in copied:

@@ -100,6 +100,18 @@ TEST(ValidateEnsembleTest, RejectsLeavesThatSumToInfinity) {
   EXPECT_TRUE(ValidateEnsemble(model).ok());
 }
 
+// Found by fuzz_model_parser: a 20-byte model claiming 2^31 - 1 features
+// passed and made ForestScorer::Create allocate 8 GiB.
+TEST(ValidateEnsembleTest, RejectsAbsurdFeatureCounts) {
+  Ensemble model = SmallModel();
+  for (int32_t width : {kMaxModelFeatures + 1, 50000000, 2147483647}) {
+    model.num_features = width;
+    ExpectInvalid(model, "is above the limit 16777216");
+  }
+  model.num_features = kMaxModelFeatures;
+  EXPECT_TRUE(ValidateEnsemble(model).ok());
+}
+
 TEST(ValidateEnsembleTest, RejectsBadValuesAndShapes) {
   Ensemble model = SmallModel();
   model.trees[0].split_feature[1] = 2;

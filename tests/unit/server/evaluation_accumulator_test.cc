@@ -117,6 +117,18 @@ TEST_F(EvaluationAccumulatorTest, RejectsBadQueries) {
   v1::EvaluateRequest negative;
   AddQuery(&negative, "q", {1, 2}, {1, -1});
   EXPECT_EQ(Run(negative).status().code(), absl::StatusCode::kInvalidArgument);
+  // Labels above the reader's 31 (found by fuzz_evaluate_request: label
+  // 2147483647 made every NDCG NaN).
+  for (int32_t label : {32, 1024, 2147483647}) {
+    v1::EvaluateRequest huge;
+    AddQuery(&huge, "q", {1, 2}, {1, label});
+    const absl::Status status = Run(huge).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << label;
+    EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("outside 0..31"));
+  }
+  v1::EvaluateRequest top_label;
+  AddQuery(&top_label, "q", {1, 2}, {31, 0});
+  EXPECT_TRUE(Run(top_label).ok());
   v1::EvaluateRequest empty_query;
   AddQuery(&empty_query, "q", {}, {});
   EXPECT_EQ(Run(empty_query).status().code(),

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Sanitizer runs (README "Reliability tooling"):
+#
+#   scripts/sanitize.sh [asan] [tsan]      # default: both
+#
+# asan: builds everything with -DPLRANK_SANITIZE=address,undefined into
+#       build/asan and runs the whole ctest suite (unit, end-to-end,
+#       integration, Python client, deploy checks) under ASan + UBSan +
+#       LeakSanitizer; the CLIs and servers the tests start are instrumented
+#       too.
+# tsan: builds the server's tests (ctest label `server`: tests/unit/server
+#       and tests/integration) with -DPLRANK_SANITIZE=thread into build/tsan
+#       and runs them under TSan; plrank-server, plrank-client and
+#       plrank-loadgen started by the tests are instrumented too.
+#
+# Every sanitizer report of every process (tests and the programs they
+# start, whose stderr tests often capture) goes to a file under
+# <build>/sanitizer-logs/; the run fails when ctest fails or any report was
+# written, and prints the reports.
+#
+# Not instrumented: the Debian libraries (gRPC, protobuf, absl, libgomp).
+# Suppressions, for third-party frames only: scripts/lsan.supp (leaks),
+# scripts/tsan.supp (races). TSan runs with OMP_NUM_THREADS=1 because
+# libgomp's synchronization is invisible to TSan; the server's concurrency
+# is its own threads and gRPC's.
+#
+# Environment: PLRANK_SANITIZE_CTEST_ARGS (extra ctest arguments for the
+# asan run, e.g. "-L server" for a subset), PLRANK_BUILD_JOBS (2).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+what=("$@")
+[[ ${#what[@]} -eq 0 ]] && what=(asan tsan)
+jobs=${PLRANK_BUILD_JOBS:-2}
+./scripts/setup.sh
+
+# Tests that cannot pass in an instrumented build, by construction:
+#  deploy_dockerfile checks that every shared library of the binaries is in
+#  the runtime image's package list; libasan/libubsan are not, on purpose.
+asan_excluded='^deploy_dockerfile$'
+
+check_reports() {  # check_reports LOG_DIR NAME
+  local reports
+  reports=$(find "$1" -type f -size +0 2>/dev/null | sort)
+  if [[ -n $reports ]]; then
+    echo "sanitize.sh: $2 reports in $1:" >&2
+    for f in $reports; do
+      echo "---- $f" >&2
+      head -n 60 "$f" >&2
+    done
+    return 1
+  fi
+  echo "sanitize.sh: $2: no sanitizer report"
+}
+
+run_asan() {
+  local build=build/asan logs=$root/build/asan/sanitizer-logs
+  export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1"
+  export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
+  mkdir -p "$logs"
+  rm -f "$logs"/*
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPLRANK_SANITIZE=address,undefined >/dev/null
+  cmake --build "$build" -j"$jobs"
+  local status=0
+  # shellcheck disable=SC2086
+  (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 \
+    -E "$asan_excluded" ${PLRANK_SANITIZE_CTEST_ARGS:-}) || status=$?
+  check_reports "$logs" "ASan/UBSan/LSan" || status=1
+  unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+  return $status
+}
+
+run_tsan() {
+  local build=build/tsan logs=$root/build/tsan/sanitizer-logs
+  export TSAN_OPTIONS="log_path=$logs/tsan:suppressions=$root/scripts/tsan.supp:second_deadlock_stack=1:halt_on_error=0"
+  export OMP_NUM_THREADS=1
+  mkdir -p "$logs"
+  rm -f "$logs"/*
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPLRANK_SANITIZE=thread -DPLRANK_BUILD_BENCH=OFF >/dev/null
+  # Only the server-labelled tests (and what they start) are built.
+  local targets=()
+  for f in tests/unit/server/*_test.cc tests/integration/*_test.cc; do
+    targets+=("$(basename "$f" .cc)")
+  done
+  cmake --build "$build" -j"$jobs" --target "${targets[@]}"
+  local status=0
+  (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 -L server) || status=$?
+  check_reports "$logs" "TSan" || status=1
+  unset TSAN_OPTIONS OMP_NUM_THREADS
+  return $status
+}
+
+failed=()
+for item in "${what[@]}"; do
+  case $item in
+    asan) run_asan || failed+=(asan) ;;
+    tsan) run_tsan || failed+=(tsan) ;;
+    *) echo "sanitize.sh: unknown run '$item' (asan, tsan)" >&2; exit 2 ;;
+  esac
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "sanitize.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "sanitize.sh: ${what[*]}: all passed"
