@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sanitizer runs (README "Reliability tooling"):
 #
-#   scripts/sanitize.sh [asan] [tsan]      # default: both
+#   scripts/sanitize.sh [asan] [tsan] [tsan-unit]   # default: asan tsan
 #
 # asan: builds everything with -DPLRANK_SANITIZE=address,undefined into
 #       build/asan and runs the whole ctest suite (unit, end-to-end,
@@ -12,6 +12,9 @@
 #       and tests/integration) with -DPLRANK_SANITIZE=thread into build/tsan
 #       and runs them under TSan; plrank-server, plrank-client and
 #       plrank-loadgen started by the tests are instrumented too.
+# tsan-unit: the in-process part of tsan only (tests/unit/server: version
+#       manager, concurrent requests and swaps, ranking, evaluation), a
+#       small build; scripts/test.sh (CI) runs it.
 #
 # Every sanitizer report of every process (tests and the programs they
 # start, whose stderr tests often capture) goes to a file under
@@ -72,7 +75,7 @@ run_asan() {
   return $status
 }
 
-run_tsan() {
+run_tsan() {  # run_tsan [unit]
   local build=build/tsan logs=$root/build/tsan/sanitizer-logs
   export TSAN_OPTIONS="log_path=$logs/tsan:suppressions=$root/scripts/tsan.supp:second_deadlock_stack=1:halt_on_error=0"
   export OMP_NUM_THREADS=1
@@ -81,13 +84,18 @@ run_tsan() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPLRANK_SANITIZE=thread -DPLRANK_BUILD_BENCH=OFF >/dev/null
   # Only the server-labelled tests (and what they start) are built.
-  local targets=()
-  for f in tests/unit/server/*_test.cc tests/integration/*_test.cc; do
+  local targets=() sources=(tests/unit/server/*_test.cc) labels=(-L server)
+  if [[ ${1:-} == unit ]]; then
+    labels+=(-LE integration)
+  else
+    sources+=(tests/integration/*_test.cc)
+  fi
+  for f in "${sources[@]}"; do
     targets+=("$(basename "$f" .cc)")
   done
   cmake --build "$build" -j"$jobs" --target "${targets[@]}"
   local status=0
-  (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 -L server) || status=$?
+  (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 "${labels[@]}") || status=$?
   check_reports "$logs" "TSan" || status=1
   unset TSAN_OPTIONS OMP_NUM_THREADS
   return $status
@@ -98,7 +106,8 @@ for item in "${what[@]}"; do
   case $item in
     asan) run_asan || failed+=(asan) ;;
     tsan) run_tsan || failed+=(tsan) ;;
-    *) echo "sanitize.sh: unknown run '$item' (asan, tsan)" >&2; exit 2 ;;
+    tsan-unit) run_tsan unit || failed+=(tsan-unit) ;;
+    *) echo "sanitize.sh: unknown run '$item' (asan, tsan, tsan-unit)" >&2; exit 2 ;;
   esac
 done
 if [[ ${#failed[@]} -gt 0 ]]; then

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Command (2) of the README: install what is missing, build everything, run
-# every test with ctest. `.ci/run` calls exactly this.
+# every test with ctest, then the reliability smoke (README "Reliability
+# tooling"): every fuzz target for PLRANK_FUZZ_SMOKE_SECONDS (20) from its
+# committed corpus (skipped with a message when clang-14 / libFuzzer are not
+# installed), and the server's in-process tests under ThreadSanitizer.
+# `.ci/run` calls exactly this. PLRANK_TEST_SMOKE=0 skips the smoke.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PLRANK_TEST_BUILD_DIR:-build/test}
 ./scripts/build.sh "$build"
-cd "$build"
-ctest --output-on-failure -j2 --timeout 900
+(cd "$build" && ctest --output-on-failure -j2 --timeout 900)
+if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
+  PLRANK_FUZZ_SMOKE=1 ./scripts/fuzz.sh "${PLRANK_FUZZ_SMOKE_SECONDS:-20}"
+  ./scripts/sanitize.sh tsan-unit
+fi

@@ -94,6 +94,19 @@ absl::Status WriteModelFile(const Ensemble& model, const std::string& path) {
                         absl::StrCat("model file ", path, ": ",
                                      bytes.status().message()));
   }
+  // The temp file is renamed over `path`, which would silently replace a
+  // device, FIFO or socket there (as root, --model_out=/dev/full replaced
+  // the device node and reported success). Only a regular file, or nothing,
+  // is replaced; stat() follows symlinks, so a link to a regular file still
+  // works as before.
+  struct stat existing;
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "model file ", path, " not written: it exists and is not a regular "
+        "file (",
+        S_ISDIR(existing.st_mode) ? "a directory" : "a device, FIFO or socket",
+        "); give a file path"));
+  }
   const std::string temp = TempPathFor(path);
   absl::Status status = WriteDurably(temp, *bytes);
   if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {

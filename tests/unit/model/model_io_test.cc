@@ -291,6 +291,25 @@ TEST_F(ModelIoTest, FailedWritesKeepOldFileAndLeaveNoTemp) {
   EXPECT_EQ(ReadBytes(path), good);
 }
 
+// --model_out=/dev/full once replaced the device node (as root) and exited
+// 0: an existing path that is not a regular file is refused, untouched.
+TEST_F(ModelIoTest, RefusesToReplaceSpecialFiles) {
+  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0644), 0);
+  absl::Status status = WriteModelFile(model_, Path("fifo"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr("is not a regular file"));
+  EXPECT_TRUE(std::filesystem::is_fifo(Path("fifo")));
+  std::filesystem::create_directory(Path("empty_dir"));
+  status = WriteModelFile(model_, Path("empty_dir"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(std::filesystem::is_directory(Path("empty_dir")));
+  std::vector<std::string> entries = DirectoryEntries();
+  std::sort(entries.begin(), entries.end());
+  EXPECT_THAT(entries, ::testing::ElementsAre("empty_dir", "fifo"));
+  // (Not tried on /dev/full itself: were this check broken, the test would
+  // replace the machine's device node.)
+}
+
 TEST_F(ModelIoTest, DumpMentionsEveryTreeAndHeader) {
   const std::string dump = DumpModel(model_);
   EXPECT_THAT(dump, HasSubstr("objective: plrank"));
