@@ -23,9 +23,11 @@
 #
 # Not instrumented: the Debian libraries (gRPC, protobuf, absl, libgomp).
 # Suppressions, for third-party frames only: scripts/lsan.supp (leaks),
-# scripts/tsan.supp (races). TSan runs with OMP_NUM_THREADS=1 because
+# scripts/tsan.supp (races). TSan runs with OMP_THREAD_LIMIT=1 because
 # libgomp's synchronization is invisible to TSan; the server's concurrency
-# is its own threads and gRPC's.
+# is its own threads and gRPC's. TSan builds compile with
+# -U__SANITIZE_THREAD__ so that those libraries' headers keep the class
+# layouts of the uninstrumented builds (see CMakeLists.txt).
 #
 # Environment: PLRANK_SANITIZE_CTEST_ARGS (extra ctest arguments for the
 # asan run, e.g. "-L server" for a subset), PLRANK_BUILD_JOBS (2).
@@ -64,8 +66,9 @@ run_asan() {
   mkdir -p "$logs"
   rm -f "$logs"/*
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DPLRANK_SANITIZE=address,undefined >/dev/null
-  cmake --build "$build" -j"$jobs"
+    -DPLRANK_SANITIZE=address,undefined >/dev/null || return 1
+  # (errexit is off inside a function called from `||`: check by hand)
+  cmake --build "$build" -j"$jobs" || return 1
   local status=0
   # shellcheck disable=SC2086
   (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 \
@@ -78,11 +81,13 @@ run_asan() {
 run_tsan() {  # run_tsan [unit]
   local build=build/tsan logs=$root/build/tsan/sanitizer-logs
   export TSAN_OPTIONS="log_path=$logs/tsan:suppressions=$root/scripts/tsan.supp:second_deadlock_stack=1:halt_on_error=0"
-  export OMP_NUM_THREADS=1
+  # libgomp is not instrumented: one OpenMP thread, whatever a program asks
+  # (plrank-train uses every core by default).
+  export OMP_NUM_THREADS=1 OMP_THREAD_LIMIT=1
   mkdir -p "$logs"
   rm -f "$logs"/*
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DPLRANK_SANITIZE=thread -DPLRANK_BUILD_BENCH=OFF >/dev/null
+    -DPLRANK_SANITIZE=thread -DPLRANK_BUILD_BENCH=OFF >/dev/null || return 1
   # Only the server-labelled tests (and what they start) are built.
   local targets=() sources=(tests/unit/server/*_test.cc) labels=(-L server)
   if [[ ${1:-} == unit ]]; then
@@ -93,11 +98,11 @@ run_tsan() {  # run_tsan [unit]
   for f in "${sources[@]}"; do
     targets+=("$(basename "$f" .cc)")
   done
-  cmake --build "$build" -j"$jobs" --target "${targets[@]}"
+  cmake --build "$build" -j"$jobs" --target "${targets[@]}" || return 1
   local status=0
   (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 "${labels[@]}") || status=$?
   check_reports "$logs" "TSan" || status=1
-  unset TSAN_OPTIONS OMP_NUM_THREADS
+  unset TSAN_OPTIONS OMP_NUM_THREADS OMP_THREAD_LIMIT
   return $status
 }
 

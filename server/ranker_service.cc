@@ -200,7 +200,10 @@ grpc::Status RankerService::ReloadModels(
   response->set_loaded(summary.loaded);
   response->set_failed(summary.failed);
   response->set_unloaded(summary.unloaded);
-  for (const auto& [name, model] : manager_->snapshot()->models) {
+  // Hold the snapshot for the loop: a range-for over a temporary's member
+  // does not keep the temporary alive, and a concurrent scan could free it.
+  const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
+  for (const auto& [name, model] : snapshot->models) {
     *response->add_models() = model.status;
   }
   return record.Finish(absl::OkStatus());

@@ -1,7 +1,7 @@
 // Requests racing version swaps, in one process: reader threads resolve and
 // rank through the current snapshot while other threads publish new
-// versions (and broken ones) and scan concurrently, as the poller and
-// ReloadModels do. Every request must succeed on a version that was
+// versions (and broken ones) and scan concurrently, as the poller and the
+// ReloadModels RPC do. Every request must succeed on a version that was
 // available, with that version's scores. Under ThreadSanitizer
 // (scripts/sanitize.sh tsan) this is the server's main data-race test.
 
@@ -13,6 +13,8 @@
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
+#include "grpcpp/grpcpp.h"
+#include "server/ranker_service.h"
 #include "server/ranking.h"
 #include "server/version_manager.h"
 #include "tests/testing/subprocess.h"
@@ -82,9 +84,21 @@ TEST(ServingConcurrencyTest, RequestsSucceedWhileVersionsSwap) {
       }
     });
   }
-  // A second scanner, as ReloadModels racing the poll loop.
+  // ReloadModels racing the poll loop. It once listed the models of a
+  // snapshot it did not hold (a range-for over a temporary shared_ptr's
+  // member), which a concurrent scan could free mid-loop (found by TSan).
+  RankerService service(&manager, nullptr, RequestLimits{});
+  std::string reload_error;
   std::thread reloader([&] {
-    while (!done.load()) manager.Scan();
+    while (!done.load() && reload_error.empty()) {
+      grpc::ServerContext context;
+      v1::ReloadModelsRequest request;
+      v1::ReloadModelsResponse response;
+      const grpc::Status status =
+          service.ReloadModels(&context, &request, &response);
+      if (!status.ok()) reload_error = status.error_message();
+      if (response.models_size() != 1) reload_error = "models != 1";
+    }
   });
   for (int64_t v = 2; v <= kLastVersion; ++v) {
     if (v % 5 == 0) {
@@ -99,6 +113,7 @@ TEST(ServingConcurrencyTest, RequestsSucceedWhileVersionsSwap) {
   reloader.join();
 
   for (int r = 0; r < kReaders; ++r) EXPECT_EQ(errors[r], "") << "reader " << r;
+  EXPECT_EQ(reload_error, "");
   EXPECT_GT(requests.load(), 0);
   auto last = manager.snapshot()->Resolve(TwoDocuments().model_spec());
   ASSERT_TRUE(last.ok()) << last.status();
