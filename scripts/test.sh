@@ -8,9 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PLRANK_TEST_BUILD_DIR:-build/test}
+start=$SECONDS
 ./scripts/build.sh "$build"
 (cd "$build" && ctest --output-on-failure -j2 --timeout 900)
+echo "test.sh: build and ctest took $((SECONDS - start)) s"
 if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
+  start=$SECONDS
   PLRANK_FUZZ_SMOKE=1 ./scripts/fuzz.sh "${PLRANK_FUZZ_SMOKE_SECONDS:-20}"
+  echo "test.sh: fuzz smoke (build and runs) took $((SECONDS - start)) s"
+  start=$SECONDS
   ./scripts/sanitize.sh tsan-unit
+  echo "test.sh: TSan in-process server tests (build and runs) took $((SECONDS - start)) s"
 fi
