@@ -79,8 +79,9 @@ Answers Call(const std::shared_ptr<grpc::Channel>& channel) {
       stub->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &reload);
   v1::RankRequest rank_request;
   rank_request.mutable_model_spec()->set_name("web");
+  v1::Document* document = rank_request.add_documents();
   for (int f = 0; f < ::plrank::testing::kTestModelFeatures; ++f) {
-    rank_request.add_documents()->mutable_dense()->add_values(0.5f);
+    document->mutable_dense()->add_values(0.5f);
   }
   v1::RankResponse rank;
   answers.rank = stub->Rank(Context().get(), rank_request, &rank);

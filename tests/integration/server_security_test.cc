@@ -100,8 +100,9 @@ class ClientErrorsTest : public ::testing::Test {
     request.mutable_model_spec()->set_name(model);
     request.mutable_model_spec()->set_version(version);
     for (int d = 0; d < 2; ++d) {
+      v1::Document* document = request.add_documents();
       for (int f = 0; f < ::plrank::testing::kTestModelFeatures; ++f) {
-        request.add_documents()->mutable_dense()->add_values(0.5f);
+        document->mutable_dense()->add_values(0.5f);
       }
     }
     v1::RankResponse response;
@@ -144,6 +145,7 @@ ServerProcess* ClientErrorsTest::server_ = nullptr;
 
 // A ranking client learns nothing about other models or the server's files.
 TEST_F(ClientErrorsTest, NameNoOtherModelAndNoFile) {
+  ASSERT_TRUE(Rank("web", 1).ok());
   const grpc::Status unknown = Rank("nope", 0);
   EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_EQ(unknown.error_message(), "unknown model 'nope'");

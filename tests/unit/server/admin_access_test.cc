@@ -6,7 +6,7 @@
 namespace plrank::server {
 namespace {
 
-TEST(AdminAccessTest, LoopbackPeers) {
+TEST(IsLoopbackPeerTest, LoopbackAddresses) {
   for (const char* peer :
        {"ipv4:127.0.0.1:5000", "ipv4:127.255.0.9:1", "ipv6:[::1]:5000",
         "ipv6:%5B::1%5D:5000", "ipv6:[::ffff:127.0.0.1]:80",
@@ -15,7 +15,7 @@ TEST(AdminAccessTest, LoopbackPeers) {
   }
 }
 
-TEST(AdminAccessTest, OtherPeers) {
+TEST(IsLoopbackPeerTest, OtherPeers) {
   for (const char* peer :
        {"ipv4:192.0.2.1:5000", "ipv4:10.0.0.1:1", "ipv4:128.0.0.1:1",
         "ipv6:[2001:db8::1]:5000", "ipv6:[::ffff:192.0.2.1]:80",
