@@ -104,6 +104,10 @@ TEST(ServerTlsTest, BadTlsFilesSayWhatIsWrong) {
   std::ofstream(dir.File("cut.pem"))
       << ReadWholeFile(dir.File("ca.pem")) << cert.substr(0, cert.size() / 2)
       << "\n-----END CERTIFICATE-----\n";
+  // A self-signed certificate whose validity ended yesterday.
+  ASSERT_TRUE(Openssl({"x509", "-req", "-in", dir.File("server.csr"),
+                       "-signkey", dir.File("server.key"), "-days", "-1",
+                       "-out", dir.File("expired.pem")}));
   struct Case {
     std::string cert, key, ca;
     std::string expected;
@@ -124,6 +128,9 @@ TEST(ServerTlsTest, BadTlsFilesSayWhatIsWrong) {
        "TLS key " + dir.File("garbage.pem") + ": no usable PEM private key"},
       {"server.pem", "server.pem", "",
        "TLS key " + dir.File("server.pem") + ": no usable PEM private key"},
+      {"expired.pem", "server.key", "",
+       "TLS certificate " + dir.File("expired.pem") +
+           ": the certificate expired on "},
   };
   for (const Case& c : cases) {
     std::vector<std::string> flags = {
