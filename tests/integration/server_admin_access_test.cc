@@ -141,6 +141,34 @@ TEST(AdminAccessTest, FlagsOpenAdminRpcsAndMetricsToEveryone) {
   EXPECT_TRUE(CanConnect(kTestNonLoopbackAddress, server.metrics_port()));
 }
 
+// A ranking client elsewhere needs no admin RPC: plrank-client, which asks
+// GetModelStatus for the data's width, says to pass --num_features, and
+// ranks with it.
+TEST(AdminAccessTest, RemoteRankingClientsWorkWithoutAdminRpcs) {
+  PLRANK_ENTER_TEST_NETWORK_NAMESPACE();
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  ServerProcess server({"--model_base_path=" + base.path(), "--host=0.0.0.0",
+                        "--poll_interval_seconds=0"});
+  ASSERT_TRUE(server.ok()) << server.stderr_text();
+  std::ofstream(base.File("query.txt")) << "1 qid:1 1:0.9 2:0.5\n"
+                                           "0 qid:1 1:0.1 2:0.2\n";
+  const std::vector<std::string> rank = {
+      ::plrank::testing::BinPath("plrank-client"),
+      "--target=" + Target(kTestNonLoopbackAddress, server.port()),
+      "--model=web", "rank", "--data=" + base.File("query.txt")};
+  const auto asking = RunCommand(rank);
+  EXPECT_EQ(asking.exit_code, 1) << asking.out;
+  EXPECT_THAT(asking.err, HasSubstr("PERMISSION_DENIED: GetModelStatus is an "
+                                    "admin RPC"));
+  EXPECT_THAT(asking.err, HasSubstr("pass --num_features=N"));
+  std::vector<std::string> told = rank;
+  told.push_back("--num_features=4");
+  const auto ranked = RunCommand(told);
+  EXPECT_EQ(ranked.exit_code, 0) << ranked.err;
+  EXPECT_THAT(ranked.out, HasSubstr("(web v1)"));
+}
+
 bool Openssl(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"/usr/bin/openssl"};
   argv.insert(argv.end(), args.begin(), args.end());
