@@ -167,6 +167,17 @@ TEST(AdminAccessTest, RemoteRankingClientsWorkWithoutAdminRpcs) {
   const auto ranked = RunCommand(told);
   EXPECT_EQ(ranked.exit_code, 0) << ranked.err;
   EXPECT_THAT(ranked.out, HasSubstr("(web v1)"));
+
+  // The Python CLI says the same.
+  std::vector<std::string> python = rank;
+  python[0] = ::plrank::testing::BinPath("plrank-client-py");
+  const auto python_asking = RunCommand(python);
+  EXPECT_EQ(python_asking.exit_code, 1) << python_asking.out;
+  const size_t cc = asking.err.find(": error: ");
+  const size_t py = python_asking.err.find(": error: ");
+  ASSERT_NE(py, std::string::npos) << python_asking.err;
+  ASSERT_NE(cc, std::string::npos) << asking.err;
+  EXPECT_EQ(python_asking.err.substr(py), asking.err.substr(cc));
 }
 
 bool Openssl(const std::vector<std::string>& args) {

@@ -23,7 +23,8 @@ from typing import List, Optional, Sequence, TextIO
 import grpc
 
 from .client import RankerClient
-from .errors import InvalidArgumentError, PlrankError, error_for_code
+from .errors import (InvalidArgumentError, PermissionDeniedError, PlrankError,
+                     error_for_code)
 from .formatting import (format_model_list, format_model_status, format_score)
 from .letor import LetorError, LetorFile, read_letor
 
@@ -108,7 +109,14 @@ def _read_data_for_model(client: RankerClient, args) -> LetorFile:
         raise InvalidArgumentError("--data=FILE (a LETOR file) is required")
     width = args.num_features
     if width == 0:
-        version = client.status(args.model).resolve(args.version, args.label)
+        try:
+            status = client.status(args.model)
+        except PermissionDeniedError as error:
+            # GetModelStatus is an admin RPC; ranking needs no admin rights.
+            raise PermissionDeniedError(
+                f"{error.details} (or pass --num_features=N to read the data "
+                "without asking)") from None
+        version = status.resolve(args.version, args.label)
         width = version.metadata.num_features if version.metadata else 0
         if width <= 0:
             raise error_for_code(
