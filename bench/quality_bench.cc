@@ -31,6 +31,7 @@
 #include "bench/child_process.h"
 #include "bench/quality_report.h"
 #include "bench/quality_run.h"
+#include "core/data/file_io.h"
 
 ABSL_FLAG(std::string, sets, "mq2008,lightgbm,mslr,many_relevant,sparse,graded_ties",
           "data sets, comma-separated: mq2008 (5 folds), lightgbm (the "
@@ -132,10 +133,10 @@ std::string GitCommit(const std::string& source_dir, const std::string& scratch)
 }
 
 bool WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (out) return true;
-  std::fprintf(stderr, "plrank-bench-quality: cannot write %s\n", path.c_str());
+  const absl::Status status = WriteFileAtomically(path, text);
+  if (status.ok()) return true;
+  std::fprintf(stderr, "plrank-bench-quality: %s\n",
+               std::string(status.message()).c_str());
   return false;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -82,8 +83,11 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
 }  // namespace
 
 RankerService::RankerService(VersionManager* manager, ServerMetrics* metrics,
-                             RequestLimits limits)
-    : manager_(manager), metrics_(metrics), limits_(limits) {}
+                             RequestLimits limits, AdminAccessPolicy admin)
+    : manager_(manager),
+      metrics_(metrics),
+      limits_(limits),
+      admin_(std::move(admin)) {}
 
 grpc::Status RankerService::Rank(grpc::ServerContext* context,
                                  const v1::RankRequest* request,
@@ -164,6 +168,11 @@ grpc::Status RankerService::GetModelStatus(
     grpc::ServerContext* context, const v1::GetModelStatusRequest* request,
     v1::GetModelStatusResponse* response) {
   RequestRecord record(metrics_, "GetModelStatus");
+  if (absl::Status access =
+          CheckAdminAccess(admin_, *context, "GetModelStatus");
+      !access.ok()) {
+    return record.Finish(access);
+  }
   std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   auto it = snapshot->models.find(request->name());
   record.SetModel(request->name(), it != snapshot->models.end());
@@ -179,6 +188,10 @@ grpc::Status RankerService::ListModels(grpc::ServerContext* context,
                                        const v1::ListModelsRequest* request,
                                        v1::ListModelsResponse* response) {
   RequestRecord record(metrics_, "ListModels");
+  if (absl::Status access = CheckAdminAccess(admin_, *context, "ListModels");
+      !access.ok()) {
+    return record.Finish(access);
+  }
   std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   for (const auto& [name, model] : snapshot->models) {
     *response->add_models() = model.status;
@@ -190,6 +203,10 @@ grpc::Status RankerService::ReloadModels(
     grpc::ServerContext* context, const v1::ReloadModelsRequest* request,
     v1::ReloadModelsResponse* response) {
   RequestRecord record(metrics_, "ReloadModels");
+  if (absl::Status access = CheckAdminAccess(admin_, *context, "ReloadModels");
+      !access.ok()) {
+    return record.Finish(access);
+  }
   const ScanSummary summary = manager_->Scan();
   if (!summary.status.ok()) {
     // The repository (or config) could not be read; nothing changed.

@@ -37,7 +37,8 @@ struct ServingSnapshot {
   // (unknown model, label, or version not loaded), UNAVAILABLE (no version
   // ready, or a label's version still loading/not loaded), FAILED_PRECONDITION
   // (the pinned or labelled version failed to load), INVALID_ARGUMENT
-  // (empty name, negative version).
+  // (empty name, negative version). Messages name no file and no model but
+  // the requested one: they go to clients.
   absl::StatusOr<std::shared_ptr<const ServableVersion>> Resolve(
       const v1::ModelSpec& spec) const;
 

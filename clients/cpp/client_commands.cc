@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -24,6 +25,12 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
   if (options.num_features == 0) {
     absl::StatusOr<v1::ModelStatus> status =
         client.GetModelStatus(settings.model.name);
+    if (absl::IsPermissionDenied(status.status())) {
+      // GetModelStatus is an admin RPC; ranking needs no admin rights.
+      return absl::PermissionDeniedError(absl::StrCat(
+          status.status().message(),
+          " (or pass --num_features=N to read the data without asking)"));
+    }
     if (!status.ok()) return status.status();
     absl::StatusOr<v1::VersionStatus> version =
         ResolveVersion(*status, settings.model);

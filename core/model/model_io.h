@@ -22,8 +22,10 @@ absl::StatusOr<std::string> SerializeModel(const Ensemble& model);
 absl::StatusOr<Ensemble> ParseModel(std::string_view bytes,
                                     const std::string& name_for_errors);
 
-// Writes atomically: temp file in the same directory, fsync, rename, fsync of
-// the directory. A crash never leaves a partial file at `path`.
+// Writes atomically through WriteFileAtomically (core/data/file_io.h): temp
+// file in the same directory, fsync, rename, fsync of the directory. A crash
+// never leaves a partial file at `path`; a target that exists and is not a
+// regular file (e.g. /dev/full) is refused.
 absl::Status WriteModelFile(const Ensemble& model, const std::string& path);
 absl::StatusOr<Ensemble> ReadModelFile(const std::string& path);
 

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/data/file_io.h"
 #include "core/model/forest_scorer.h"
 #include "core/model/model_io.h"
 
@@ -149,6 +150,11 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   }
   if (job.model_out.empty()) {
     return absl::InvalidArgumentError("no output path (--model_out)");
+  }
+  // A target that can never be written (e.g. /dev/full) fails now, not
+  // after training.
+  if (absl::Status target = CheckOutputTarget(job.model_out); !target.ok()) {
+    return target;
   }
   if (job.eval_at.empty()) {
     return absl::InvalidArgumentError("--eval_at needs at least one cut-off");

@@ -44,12 +44,15 @@ inline int ParsePortAfter(const std::string& text, const std::string& prefix) {
 // A plrank-server child process on 127.0.0.1, ports chosen by the server.
 class ServerProcess {
  public:
-  // Starts the server with --port=0 --metrics_port=0 plus `flags`; waits
-  // (up to 20 s) for its "listening on" line. Check ok() afterwards.
-  explicit ServerProcess(const std::vector<std::string>& flags) {
-    std::vector<std::string> argv = {BinPath("plrank-server"),
-                                     "--host=127.0.0.1", "--port=0",
+  // Starts the server with --port=0 --metrics_port=0 (and --host=127.0.0.1
+  // unless `server_default_host`, to test the server's own default) plus
+  // `flags`; waits (up to 20 s) for its "listening on" line. Check ok()
+  // afterwards.
+  explicit ServerProcess(const std::vector<std::string>& flags,
+                         bool server_default_host = false) {
+    std::vector<std::string> argv = {BinPath("plrank-server"), "--port=0",
                                      "--metrics_port=0"};
+    if (!server_default_host) argv.push_back("--host=127.0.0.1");
     argv.insert(argv.end(), flags.begin(), flags.end());
     pid_ = StartCommand(argv, out_path(), err_path());
     const auto give_up =
