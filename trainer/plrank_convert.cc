@@ -1,7 +1,9 @@
 // plrank-convert: turns an XGBoost 1.7 JSON model or a LightGBM text model
 // into a PLRank model artifact, so existing XGBoost and LightGBM rankers are
 // served by plrank-server.
+#include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
 
@@ -53,6 +55,9 @@ int main(int argc, char** argv) {
     model = plrank::ImportLightgbmModelFile(lightgbm, options);
   }
   if (!model.ok()) return plrank::cli::Fail(model.status());
+  // The artifact is made now: the server's model age (and its stale-model
+  // alert) counts from here, not from 1970.
+  model->created_unix_seconds = static_cast<int64_t>(std::time(nullptr));
   const std::filesystem::path parent =
       std::filesystem::path(output).parent_path();
   std::error_code error;

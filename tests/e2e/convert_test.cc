@@ -92,6 +92,13 @@ TEST(ConvertTest, LightgbmScoresEqualLightgbmPredictions) {
     EXPECT_THAT(convert.out,
                 HasSubstr(std::string("format version ") +
                           fixture.format_version));
+    const auto dump =
+        RunCommand({BinPath("plrank-eval"), "--model=" + model, "--dump"});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    EXPECT_THAT(dump.out, HasSubstr(std::string("PLRank model (format version ") +
+                                    fixture.format_version + ")"));
+    // Stamped with the conversion time, not left at 1970.
+    EXPECT_THAT(dump.out, ::testing::Not(HasSubstr("created: 1970")));
     const std::string scores = dir.File("scores.txt");
     const auto eval = RunCommand({BinPath("plrank-eval"), "--model=" + model,
                                   "--data=" + SharedDataPath(fixture.data),
