@@ -57,8 +57,8 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
     if (absl::StartsWith(line.text, "Tree=") || line.text == "end of trees") {
       break;
     }
-    if (absl::Status status = AddField(line, /*allow_bare=*/true, errors,
-                                       &header);
+    if (absl::Status status =
+            AddField(line, /*allow_bare=*/true, errors, &header);
         !status.ok()) {
       return status;
     }
@@ -76,8 +76,9 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
   if ((*version)->value != "v2" && (*version)->value != "v3" &&
       (*version)->value != "v4") {
     return errors.Unsupported(
-        (*version)->line, absl::StrCat("version=", (*version)->value.substr(0, 20),
-                                       " is not supported (v2, v3, v4 are)"));
+        (*version)->line,
+        absl::StrCat("version=", (*version)->value.substr(0, 20),
+                     " is not supported (v2, v3, v4 are)"));
   }
   absl::StatusOr<const Field*> num_class_field = require("num_class");
   if (!num_class_field.ok()) return num_class_field.status();
@@ -101,8 +102,9 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
   }
   if (const Field* field = Find(header, "average_output"); field != nullptr) {
     return errors.Unsupported(
-        field->line, "average_output (boosting=rf, a random forest whose "
-                     "trees are averaged) is not supported");
+        field->line,
+        "average_output (boosting=rf, a random forest whose "
+        "trees are averaged) is not supported");
   }
   absl::StatusOr<const Field*> max_feature_field = require("max_feature_idx");
   if (!max_feature_field.ok()) return max_feature_field.status();
@@ -165,24 +167,23 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
                                     line.text.substr(0, 60), "\""));
     }
     if (index != static_cast<int64_t>(model.trees.size())) {
-      return errors.Malformed(line.number,
-                              absl::StrCat("Tree=", index, " where Tree=",
-                                           model.trees.size(), " was expected"));
+      return errors.Malformed(
+          line.number, absl::StrCat("Tree=", index, " where Tree=",
+                                    model.trees.size(), " was expected"));
     }
     Fields fields;
     for (++at; at < lines.size() && !lines[at].text.empty() &&
                !absl::StartsWith(lines[at].text, "Tree=") &&
                lines[at].text != "end of trees";
          ++at) {
-      if (absl::Status status = AddField(lines[at], /*allow_bare=*/false,
-                                         errors, &fields);
+      if (absl::Status status =
+              AddField(lines[at], /*allow_bare=*/false, errors, &fields);
           !status.ok()) {
         return status;
       }
     }
-    absl::StatusOr<Tree> tree =
-        ConvertTree(fields, line.number, num_columns,
-                    options.first_feature_column, errors);
+    absl::StatusOr<Tree> tree = ConvertTree(
+        fields, line.number, num_columns, options.first_feature_column, errors);
     if (!tree.ok()) return tree.status();
     model.trees.push_back(*std::move(tree));
   }
@@ -213,8 +214,7 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
       std::string(objective.substr(0, objective.find(' ')));
   model.objective =
       objective_name.empty() ? "lightgbm" : "lightgbm:" + objective_name;
-  model.parameters["source"] =
-      absl::StrCat("lightgbm ", (*version)->value);
+  model.parameters["source"] = absl::StrCat("lightgbm ", (*version)->value);
   model.parameters["lightgbm_objective"] = objective;
   model.parameters["lightgbm_first_feature_column"] =
       absl::StrCat(options.first_feature_column);

@@ -20,14 +20,14 @@ absl::Status AddField(const Line& line, bool allow_bare, const Errors& errors,
                       Fields* fields) {
   const size_t equals = line.text.find('=');
   if (equals == absl::string_view::npos && !allow_bare) {
-    return errors.Malformed(
-        line.number, absl::StrCat("expected key=value, got \"",
-                                  line.text.substr(0, 60), "\""));
+    return errors.Malformed(line.number,
+                            absl::StrCat("expected key=value, got \"",
+                                         line.text.substr(0, 60), "\""));
   }
   const absl::string_view key = line.text.substr(0, equals);
   const absl::string_view value = equals == absl::string_view::npos
-                                     ? absl::string_view()
-                                     : line.text.substr(equals + 1);
+                                      ? absl::string_view()
+                                      : line.text.substr(equals + 1);
   auto [it, inserted] = fields->emplace(key, Field{value, line.number});
   if (!inserted) {
     return errors.Malformed(

@@ -43,7 +43,8 @@ absl::Status CheckShape(const Tree& tree, int line, const Errors& errors) {
   while (!stack.empty()) {
     const int32_t node = stack.back();
     stack.pop_back();
-    for (const int32_t child : {tree.left_child[node], tree.right_child[node]}) {
+    for (const int32_t child :
+         {tree.left_child[node], tree.right_child[node]}) {
       const bool is_leaf = child < 0;
       const int32_t index = is_leaf ? ~child : child;
       if (index >= (is_leaf ? leaves : internal)) {
@@ -108,9 +109,9 @@ absl::StatusOr<Tree> ConvertTree(const Fields& fields, int line,
                             absl::StrCat("num_leaves=", *num_leaves));
   }
   Tree tree;
-  if (absl::Status status = ParseArray(*Find(fields, "leaf_value"),
-                                       "leaf_value", *num_leaves, errors,
-                                       &tree.leaf_value);
+  if (absl::Status status =
+          ParseArray(*Find(fields, "leaf_value"), "leaf_value", *num_leaves,
+                     errors, &tree.leaf_value);
       !status.ok()) {
     return status;
   }
@@ -122,7 +123,8 @@ absl::StatusOr<Tree> ConvertTree(const Fields& fields, int line,
     }
     for (int32_t count : tree.leaf_count) {
       if (count < 0) {
-        return errors.Malformed(counts->line, "leaf_count has a negative entry");
+        return errors.Malformed(counts->line,
+                                "leaf_count has a negative entry");
       }
     }
   }
@@ -168,8 +170,8 @@ absl::StatusOr<Tree> ConvertTree(const Fields& fields, int line,
     }
   }
   tree.split_feature.resize(splits);
-  if (absl::Status status = CheckShape(tree, Find(fields, "left_child")->line,
-                                       errors);
+  if (absl::Status status =
+          CheckShape(tree, Find(fields, "left_child")->line, errors);
       !status.ok()) {
     return status;
   }
@@ -220,8 +222,8 @@ absl::StatusOr<Tree> ConvertTree(const Fields& fields, int line,
     // missing side flips with them.
     const bool below_floats =
         t < DecimalValue(-std::numeric_limits<float>::max());
-    tree.threshold[n] = below_floats ? std::numeric_limits<float>::max()
-                                     : FloatThreshold(t);
+    tree.threshold[n] =
+        below_floats ? std::numeric_limits<float>::max() : FloatThreshold(t);
     if (below_floats) {
       std::swap(tree.left_child[n], tree.right_child[n]);
       default_left = !default_left;

@@ -53,14 +53,16 @@ std::vector<double> ReadPredictions(const std::string& path) {
 }
 
 TEST(LightgbmServingTest, ServedScoresEqualLightgbmPredictions) {
-  PLRANK_REQUIRE_SHARED_DATA("lightgbm-models/lambdarank_zero_missing_30x15.txt");
+  PLRANK_REQUIRE_SHARED_DATA(
+      "lightgbm-models/lambdarank_zero_missing_30x15.txt");
   TempDir base;
   for (const Fixture& fixture : kFixtures) {
     const auto convert = RunCommand(
         {BinPath("plrank-convert"),
          "--lightgbm_model=" + SharedDataPath(std::string("lightgbm-models/") +
                                               fixture.model + ".txt"),
-         "--model_out=" + base.File(std::string(fixture.model) + "/1/model.pb")});
+         "--model_out=" +
+             base.File(std::string(fixture.model) + "/1/model.pb")});
     ASSERT_EQ(convert.exit_code, 0) << convert.err;
   }
   ServerProcess server(
@@ -106,14 +108,14 @@ TEST(LightgbmServingTest, ServedScoresEqualLightgbmPredictions) {
         ASSERT_TRUE(absl::SimpleAtoi(document.id(), &line)) << document.id();
         ASSERT_LT(line, lightgbm.size());
         const double expected = lightgbm[line];
-        const double scale = std::max(std::abs(expected),
-                                      std::abs(document.score()));
+        const double scale =
+            std::max(std::abs(expected), std::abs(document.score()));
         const double relative =
             scale == 0 ? 0 : std::abs(document.score() - expected) / scale;
         max_relative = std::max(max_relative, relative);
-        EXPECT_LE(relative, 1e-5) << "line " << line + 1 << ": served "
-                                  << document.score() << ", LightGBM "
-                                  << expected;
+        EXPECT_LE(relative, 1e-5)
+            << "line " << line + 1 << ": served " << document.score()
+            << ", LightGBM " << expected;
         ++scored;
       }
     }

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -56,15 +56,16 @@ std::string TreeBlock(const std::vector<Split>& splits,
     counts.push_back("7");
   }
   return absl::StrCat(
-      "num_leaves=", leaves.size(), "\nnum_cat=0\nsplit_feature=",
-      absl::StrJoin(features, " "), "\nsplit_gain=", absl::StrJoin(gains, " "),
+      "num_leaves=", leaves.size(),
+      "\nnum_cat=0\nsplit_feature=", absl::StrJoin(features, " "),
+      "\nsplit_gain=", absl::StrJoin(gains, " "),
       "\nthreshold=", absl::StrJoin(thresholds, " "),
       "\ndecision_type=", absl::StrJoin(types, " "),
       "\nleft_child=", absl::StrJoin(lefts, " "),
       "\nright_child=", absl::StrJoin(rights, " "),
       "\nleaf_value=", absl::StrJoin(values, " "),
-      "\nleaf_weight=1 1\nleaf_count=", absl::StrJoin(counts, " "), "\n",
-      extra, "is_linear=0\nshrinkage=0.1\n");
+      "\nleaf_weight=1 1\nleaf_count=", absl::StrJoin(counts, " "), "\n", extra,
+      "is_linear=0\nshrinkage=0.1\n");
 }
 
 // A whole model file over columns 0..3 (column 0 unused, as when LightGBM
@@ -115,12 +116,27 @@ double AsLightgbmReadsIt(float x) {
 // writes them: 0.98 -> 0.98000000000000009), and ordinary ones.
 // Beyond float range, "inf" (LightGBM's "every value left, NaN to the
 // default side") and -inf.
-const std::vector<std::string> kThresholds = {
-    "-1.5",    "-1.0000000180025095e-35", "-1e-36", "0", "-0",
-    "1e-36",   "1.0000000180025095e-35",  "1e-30", "0.30000000000000004",
-    "0.29999999999999999", "0.98000000000000009", "2", "inf", "-inf", "1e39", "-1e39",
-    "3.4028234663852886e+38", "-3.4028234663852886e+38", "3.4028235e+38",
-    "-3.4028235e+38", "-3.4028236e+38"};
+const std::vector<std::string> kThresholds = {"-1.5",
+                                              "-1.0000000180025095e-35",
+                                              "-1e-36",
+                                              "0",
+                                              "-0",
+                                              "1e-36",
+                                              "1.0000000180025095e-35",
+                                              "1e-30",
+                                              "0.30000000000000004",
+                                              "0.29999999999999999",
+                                              "0.98000000000000009",
+                                              "2",
+                                              "inf",
+                                              "-inf",
+                                              "1e39",
+                                              "-1e39",
+                                              "3.4028234663852886e+38",
+                                              "-3.4028234663852886e+38",
+                                              "3.4028235e+38",
+                                              "-3.4028235e+38",
+                                              "-3.4028236e+38"};
 
 // Inputs: NaN, both zeros, the zero bound and its neighbours, denormals,
 // and each threshold with its float neighbours; all finite (or NaN), as
@@ -128,13 +144,21 @@ const std::vector<std::string> kThresholds = {
 std::vector<float> ProbeValues() {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const float bound = kZeroAsMissingBound;
-  std::vector<float> values = {
-      std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f, bound, -bound,
-      std::nextafter(bound, kInf), -std::nextafter(bound, kInf),
-      std::nextafter(bound, 0.0f), -std::nextafter(bound, 0.0f),
-      std::numeric_limits<float>::denorm_min(),
-      -std::numeric_limits<float>::denorm_min(), 1e-36f, -1e-36f,
-      std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()};
+  std::vector<float> values = {std::numeric_limits<float>::quiet_NaN(),
+                               0.0f,
+                               -0.0f,
+                               bound,
+                               -bound,
+                               std::nextafter(bound, kInf),
+                               -std::nextafter(bound, kInf),
+                               std::nextafter(bound, 0.0f),
+                               -std::nextafter(bound, 0.0f),
+                               std::numeric_limits<float>::denorm_min(),
+                               -std::numeric_limits<float>::denorm_min(),
+                               1e-36f,
+                               -1e-36f,
+                               std::numeric_limits<float>::max(),
+                               -std::numeric_limits<float>::max()};
   for (const std::string& text : kThresholds) {
     const float t = std::strtof(text.c_str(), nullptr);
     for (float v : {t, std::nextafter(t, kInf), std::nextafter(t, -kInf)}) {
@@ -161,9 +185,10 @@ TEST(LightgbmImportTest, EveryMissingTypeAndDefaultMatchesLightgbm) {
     for (const std::string& threshold : kThresholds) {
       const double left = 1.0 / (3 + stumps.size());
       const double right = -std::sqrt(2.0 + stumps.size());
-      blocks.push_back(TreeBlock({{2, threshold, type, -1, -2}}, {left, right}));
-      stumps.push_back({std::strtod(threshold.c_str(), nullptr), type, left,
-                        right});
+      blocks.push_back(
+          TreeBlock({{2, threshold, type, -1, -2}}, {left, right}));
+      stumps.push_back(
+          {std::strtod(threshold.c_str(), nullptr), type, left, right});
     }
   }
   absl::StatusOr<Ensemble> model =
@@ -222,8 +247,8 @@ TEST(LightgbmImportTest, EveryMissingTypeAndDefaultMatchesLightgbm) {
 // the next float (0.98000008, text "0.9800001") right.
 TEST(LightgbmImportTest, ShortDecimalsGoWhereLightgbmSendsTheirText) {
   absl::StatusOr<Ensemble> model = ImportLightgbmModel(
-      ModelText({TreeBlock({{1, "0.98000000000000009", 2, -1, -2}},
-                           {1.0, 2.0})}),
+      ModelText(
+          {TreeBlock({{1, "0.98000000000000009", 2, -1, -2}}, {1.0, 2.0})}),
       "near.txt");
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(model->trees[0].threshold[0], 0.98f);
@@ -271,8 +296,8 @@ TEST(LightgbmImportTest, CopiesTreesLeavesAndGainsWithoutRescaling) {
 
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*model);
   ASSERT_TRUE(scorer.ok());
-  const std::vector<float> rows = {0.0f, 0, 1.0f,  1.0f, 0, 1.0f,
-                                   NAN,  0, 1.0f,  0.0f, 0, 2.0f};
+  const std::vector<float> rows = {0.0f, 0, 1.0f, 1.0f, 0, 1.0f,
+                                   NAN,  0, 1.0f, 0.0f, 0, 2.0f};
   std::vector<double> out(4);
   scorer->Score(rows, 4, absl::MakeSpan(out));
   EXPECT_EQ(out, (std::vector<double>{0.625, -0.125, 0.625, 2.125}));
@@ -311,26 +336,25 @@ void ExpectError(const std::string& text, absl::StatusCode code,
 TEST(LightgbmImportTest, RefusesWhatPlrankTreesCannotExpress) {
   const auto kUnimplemented = absl::StatusCode::kUnimplemented;
   const std::string stump = TreeBlock({{1, "0.5", 2, -1, -2}}, {1.0, 2.0});
-  ExpectError(ModelText({absl::StrReplaceAll(stump, {{"is_linear=0",
-                                                      "is_linear=1"}})}),
-              kUnimplemented, "linear_tree=true");
   ExpectError(
-      ModelText({absl::StrReplaceAll(stump, {{"decision_type=2",
-                                              "decision_type=1"}})}),
-      kUnimplemented, "categorical split");
-  ExpectError(ModelText({absl::StrReplaceAll(stump, {{"num_cat=0",
-                                                      "num_cat=1"}})}),
-              kUnimplemented, "categorical splits are not supported");
-  ExpectError(absl::StrReplaceAll(ModelText({stump}),
-                                  {{"num_class=1", "num_class=3"},
-                                   {"num_tree_per_iteration=1",
-                                    "num_tree_per_iteration=3"}}),
+      ModelText({absl::StrReplaceAll(stump, {{"is_linear=0", "is_linear=1"}})}),
+      kUnimplemented, "linear_tree=true");
+  ExpectError(ModelText({absl::StrReplaceAll(
+                  stump, {{"decision_type=2", "decision_type=1"}})}),
+              kUnimplemented, "categorical split");
+  ExpectError(
+      ModelText({absl::StrReplaceAll(stump, {{"num_cat=0", "num_cat=1"}})}),
+      kUnimplemented, "categorical splits are not supported");
+  ExpectError(absl::StrReplaceAll(
+                  ModelText({stump}),
+                  {{"num_class=1", "num_class=3"},
+                   {"num_tree_per_iteration=1", "num_tree_per_iteration=3"}}),
               kUnimplemented, "single-output");
   ExpectError(ModelText({stump}, "average_output\n"), kUnimplemented,
               "average_output");
-  ExpectError(absl::StrReplaceAll(ModelText({stump}),
-                                  {{"version=v4", "version=v9"}}),
-              kUnimplemented, "version=v9");
+  ExpectError(
+      absl::StrReplaceAll(ModelText({stump}), {{"version=v4", "version=v9"}}),
+      kUnimplemented, "version=v9");
 }
 
 TEST(LightgbmImportTest, RefusesTheSharedLinearTreeFixture) {
@@ -361,8 +385,7 @@ TEST(LightgbmImportTest, RejectsMalformedFilesNamingTheLine) {
   ExpectError("", kInvalid, "not a LightGBM text model");
   ExpectError("{\"name\": \"tree\"}", kInvalid, "first line must be");
   // Truncated: before "end of trees", and in the middle of a tree.
-  ExpectError(good.substr(0, good.find("end of trees")), kInvalid,
-              "truncated");
+  ExpectError(good.substr(0, good.find("end of trees")), kInvalid, "truncated");
   ExpectError(good.substr(0, good.find("leaf_value", good.find("Tree=1"))),
               kInvalid, "tree has no leaf_value");
   ExpectError(good.substr(0, good.find("Tree=0")), kInvalid, "truncated");
@@ -387,8 +410,7 @@ TEST(LightgbmImportTest, RejectsMalformedFilesNamingTheLine) {
   // Children out of range, shared, or cyclic.
   ExpectError(replaced("left_child=-1", "left_child=5"), kInvalid,
               "node 0 has child 5, outside the 1 nodes and 2 leaves");
-  ExpectError(replaced("left_child=-1", "left_child=-9"), kInvalid,
-              "child -9");
+  ExpectError(replaced("left_child=-1", "left_child=-9"), kInvalid, "child -9");
   ExpectError(replaced("left_child=-1", "left_child=-2"), kInvalid,
               "leaf 1 is reached twice");
   ExpectError(replaced("left_child=-1", "left_child=0"), kInvalid,
@@ -404,9 +426,9 @@ TEST(LightgbmImportTest, RejectsMalformedFilesNamingTheLine) {
   }
   ExpectError(replaced("split_gain=1.5", "split_gain=nan"), kInvalid,
               "split_gain entry 0");
-  ExpectError(absl::StrReplaceAll(good, {{"leaf_value=1 2",
-                                          "leaf_value=1 1.7e308"}}),
-              kInvalid, "infinite score");
+  ExpectError(
+      absl::StrReplaceAll(good, {{"leaf_value=1 2", "leaf_value=1 1.7e308"}}),
+      kInvalid, "infinite score");
   ExpectError(replaced("split_feature=1", "split_feature=4"), kInvalid,
               "column 4, outside columns [1, 4)");
   ExpectError(replaced("split_feature=1", "split_feature=-1"), kInvalid,
@@ -423,8 +445,8 @@ TEST(LightgbmImportTest, RejectsMalformedFilesNamingTheLine) {
   ExpectError(replaced("Tree=1", "Tree=one"), kInvalid, "expected \"Tree=1\"");
   ExpectError(replaced("num_cat=0\n", "num_cat=0\nnum_cat=0\n"), kInvalid,
               "\"num_cat\" appears twice");
-  ExpectError(replaced("shrinkage=0.1\n", "shrinkage=0.1\ngarbage\n"),
-              kInvalid, "expected key=value");
+  ExpectError(replaced("shrinkage=0.1\n", "shrinkage=0.1\ngarbage\n"), kInvalid,
+              "expected key=value");
   ExpectError(replaced("version=v4\n", ""), kInvalid, "header has no version=");
   ExpectError(replaced("max_feature_idx=3", "max_feature_idx=x"), kInvalid,
               "max_feature_idx=x is not an integer");
@@ -435,10 +457,10 @@ TEST(LightgbmImportTest, RejectsMalformedFilesNamingTheLine) {
 // Arbitrary damage never crashes the importer: every mutated file either
 // imports into a model the scorer accepts or fails with a message naming it.
 TEST(LightgbmImportTest, DamagedFilesFailCleanly) {
-  const std::string good = ModelText(
-      {TreeBlock({{3, "1.5", 4, 1, -3}, {1, "0.25", 10, -1, -2}},
-                 {0.5, -0.25, 2.0}),
-       TreeBlock({{2, "-0.5", 6, -1, -2}}, {1.0, 2.0})});
+  const std::string good =
+      ModelText({TreeBlock({{3, "1.5", 4, 1, -3}, {1, "0.25", 10, -1, -2}},
+                           {0.5, -0.25, 2.0}),
+                 TreeBlock({{2, "-0.5", 6, -1, -2}}, {1.0, 2.0})});
   std::mt19937_64 rng(99);
   const std::string alphabet = "0123456789-=. \n\r\tTreNaninf";
   int imported = 0;
@@ -493,9 +515,9 @@ TEST(LightgbmImportTest, SharedFixturesImportNodeForNode) {
        {Fixture{"lambdarank_50x31", 50, 31, 1},
         Fixture{"lambdarank_zero_missing_30x15", 30, 15, 2},
         Fixture{"xendcg_nan_40x63", 40, 63, 1}}) {
-    absl::StatusOr<Ensemble> model = ImportLightgbmModelFile(
-        testing::SharedDataPath(absl::StrCat("lightgbm-models/", fixture.name,
-                                             ".txt")));
+    absl::StatusOr<Ensemble> model =
+        ImportLightgbmModelFile(testing::SharedDataPath(
+            absl::StrCat("lightgbm-models/", fixture.name, ".txt")));
     ASSERT_TRUE(model.ok()) << model.status();
     EXPECT_EQ(model->trees.size(), fixture.trees) << fixture.name;
     EXPECT_EQ(model->num_features, 300) << fixture.name;
