@@ -1,6 +1,7 @@
 #include "core/model/lightgbm_import.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,6 +121,7 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
     const std::vector<absl::string_view> entries =
         absl::StrSplit((*field)->value, ' ', absl::SkipEmpty());
     if (*max_feature_idx < 0 ||
+        *max_feature_idx >= std::numeric_limits<int32_t>::max() ||
         static_cast<int64_t>(entries.size()) != *max_feature_idx + 1) {
       return errors.Malformed(
           (*field)->line,
