@@ -84,23 +84,39 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   scorer.base_score_.resize(model.num_outputs, 0.0);
   scorer.linear_weights_ = model.linear_weights;
 
-  // Slots of the doubled rows: only features some split tests.
+  // Slots of the doubled rows: only features some split tests, and a second
+  // pair for features some split tests with zero as missing.
   std::vector<int32_t> slot_of_feature(model.num_features, -1);
+  std::vector<int32_t> zero_slot_of_feature(model.num_features, -1);
   size_t total_nodes = 0;
   for (const Tree& tree : model.trees) {
     total_nodes += tree.split_feature.size() + tree.leaf_value.size();
-    for (int32_t feature : tree.split_feature) slot_of_feature[feature] = 0;
+    for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
+      slot_of_feature[tree.split_feature[n]] = 0;
+      if (tree.treats_zero_as_missing(n)) {
+        zero_slot_of_feature[tree.split_feature[n]] = 0;
+      }
+    }
   }
   for (int32_t f = 0; f < model.num_features; ++f) {
-    if (slot_of_feature[f] < 0) continue;
-    slot_of_feature[f] = static_cast<int32_t>(scorer.used_features_.size());
-    scorer.used_features_.push_back(f);
+    if (slot_of_feature[f] >= 0) {
+      slot_of_feature[f] = static_cast<int32_t>(scorer.used_features_.size());
+      scorer.used_features_.push_back(f);
+    }
+    if (zero_slot_of_feature[f] >= 0) {
+      zero_slot_of_feature[f] =
+          static_cast<int32_t>(scorer.zero_features_.size());
+      scorer.zero_features_.push_back(f);
+    }
   }
   const size_t used = scorer.used_features_.size();
+  const size_t zero_used = scorer.zero_features_.size();
   constexpr size_t kSlotUnits = kLanes * sizeof(uint32_t) / 8;
-  if (2 * used * kSlotUnits > std::numeric_limits<uint16_t>::max()) {
+  if (scorer.num_slots() * kSlotUnits > std::numeric_limits<uint16_t>::max()) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "model splits on ", used, " distinct features; the scorer supports at most ",
+        "model splits on ", used, " distinct features (", zero_used,
+        " of them with zero as missing, which count twice); the scorer "
+        "supports at most ",
         std::numeric_limits<uint16_t>::max() / (2 * kSlotUnits)));
   }
   // Block-relative node indices are 16-bit; one index is kept for the
@@ -142,8 +158,17 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
     std::vector<uint32_t>& node_slots = split_slots[t];
     node_slots.resize(tree.num_internal_nodes());
     for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
+      const int32_t feature = tree.split_feature[n];
+      if (tree.treats_zero_as_missing(n)) {
+        const uint32_t zero_slot = static_cast<uint32_t>(
+            2 * used + static_cast<size_t>(zero_slot_of_feature[feature]));
+        node_slots[n] = tree.default_left[n]
+                            ? zero_slot
+                            : zero_slot + static_cast<uint32_t>(zero_used);
+        continue;
+      }
       const uint32_t feature_slot =
-          static_cast<uint32_t>(slot_of_feature[tree.split_feature[n]]);
+          static_cast<uint32_t>(slot_of_feature[feature]);
       node_slots[n] = tree.default_left[n]
                           ? feature_slot
                           : feature_slot + static_cast<uint32_t>(used);
@@ -191,15 +216,26 @@ void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
   const uint32_t high_missing = OrderKey(std::numeric_limits<float>::infinity());
   const size_t features = static_cast<size_t>(num_features_);
   const size_t used = used_features_.size();
+  const size_t zero_used = zero_features_.size();
+  const size_t slots = num_slots();
   for (size_t i = 0; i < num_docs; ++i) {
     const float* row = rows + i * features;
-    uint32_t* group = doubled + (i / kLanes) * kLanes * 2 * used + i % kLanes;
+    uint32_t* group = doubled + (i / kLanes) * kLanes * slots + i % kLanes;
     for (size_t j = 0; j < used; ++j) {
       const float value = row[used_features_[j]];
       const bool missing = std::isnan(value);
       const uint32_t key = OrderKey(value);
       group[j * kLanes] = missing ? low_missing : key;
       group[(used + j) * kLanes] = missing ? high_missing : key;
+    }
+    uint32_t* zero_group = group + 2 * used * kLanes;
+    for (size_t k = 0; k < zero_used; ++k) {
+      const float value = row[zero_features_[k]];
+      const bool missing =
+          std::isnan(value) || std::fabs(value) <= kZeroAsMissingBound;
+      const uint32_t key = OrderKey(value);
+      zero_group[k * kLanes] = missing ? low_missing : key;
+      zero_group[(zero_used + k) * kLanes] = missing ? high_missing : key;
     }
   }
 }

@@ -88,15 +88,21 @@ class ForestScorer {
 
   ForestScorer() = default;
 
-  // Copies `num_docs` rows into doubled rows of 2 * used_features_.size()
-  // order keys (see Node): slot j holds x_f, f = used_features_[j], with NaN
-  // -> -inf (default left goes left: -inf <= any finite threshold), slot
-  // used_features_.size() + j holds x_f with NaN -> +inf (default right).
-  // Thresholds are finite, so real infinities are routed as before. Rows
-  // are interleaved in groups of kLanes documents: slot s of document i is
-  // at doubled[(i / kLanes) * kLanes * num_slots() + s * kLanes + i % kLanes].
+  // Copies `num_docs` rows into doubled rows of num_slots() order keys (see
+  // Node). With U = used_features_.size() and Z = zero_features_.size():
+  // slot j < U holds x_f, f = used_features_[j], with NaN -> -inf (default
+  // left goes left: -inf <= any finite threshold); slot U + j holds x_f with
+  // NaN -> +inf (default right). Splits that treat zero as missing read
+  // slots 2U + k (missing -> -inf) and 2U + Z + k (missing -> +inf), where
+  // f = zero_features_[k] and missing also covers |x_f| <=
+  // kZeroAsMissingBound; so no walk ever tests for missing. Thresholds are
+  // finite, so real infinities are routed as before. Rows are interleaved in
+  // groups of kLanes documents: slot s of document i is at
+  // doubled[(i / kLanes) * kLanes * num_slots() + s * kLanes + i % kLanes].
   void PrepareRows(const float* rows, size_t num_docs, uint32_t* doubled) const;
-  size_t num_slots() const { return 2 * used_features_.size(); }
+  size_t num_slots() const {
+    return 2 * (used_features_.size() + zero_features_.size());
+  }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
   // doubled rows.
   void AccumulateTrees(const uint32_t* doubled, size_t num_docs, double* out,
@@ -134,6 +140,9 @@ class ForestScorer {
   // Features some split tests, in increasing order: only they are copied
   // into doubled rows.
   std::vector<int32_t> used_features_;
+  // Features some split tests with zero as missing, in increasing order
+  // (usually none): they get two more slots each.
+  std::vector<int32_t> zero_features_;
   std::vector<Node> nodes_;                // all trees, leaves included
   std::vector<double> node_values_;        // leaf value per node (0 inside)
   // Trees [tree_block_begin_[b], tree_block_begin_[b + 1]) form block b, sized

@@ -9,12 +9,21 @@
 
 namespace plrank {
 
-// The artifact format version this build writes and reads.
-inline constexpr int32_t kModelFormatVersion = 1;
+// The artifact format versions this build reads: every version from
+// kOldestModelFormatVersion to kModelFormatVersion. Version 2 adds
+// Tree::zero_as_missing. A writer stamps RequiredFormatVersion(model), the
+// lowest version that expresses the model, so models that do not use a newer
+// feature stay readable by builds that only know version 1.
+inline constexpr int32_t kOldestModelFormatVersion = 1;
+inline constexpr int32_t kModelFormatVersion = 2;
+
+// 2 when some split treats zero as missing, else 1.
+int32_t RequiredFormatVersion(const Ensemble& model);
 
 // Checks structure: child indices in range and acyclic (every node reached
 // once from the root), feature indices < num_features, finite thresholds,
-// leaf and linear values, num_outputs/transform consistency.
+// leaf and linear values, per-node flags 0 or 1 (zero_as_missing empty or
+// one per internal node), num_outputs/transform consistency.
 absl::Status ValidateEnsemble(const Ensemble& model);
 
 // Serializes to plrank.v1.Model bytes (with payload checksum) and back.

@@ -48,6 +48,12 @@ absl::Status ValidateTree(const Tree& tree, size_t t, int32_t num_features) {
                            tree.default_left.size(), tree.left_child.size(),
                            tree.right_child.size()));
   }
+  if (!tree.zero_as_missing.empty() &&
+      tree.zero_as_missing.size() != num_internal) {
+    return TreeError(t, absl::StrFormat(
+                            "%d zero_as_missing flags for %d internal nodes",
+                            tree.zero_as_missing.size(), num_internal));
+  }
   if (!tree.split_gain.empty() && tree.split_gain.size() != num_internal) {
     return TreeError(t, absl::StrFormat("%d split gains for %d internal nodes",
                                         tree.split_gain.size(), num_internal));
@@ -85,6 +91,11 @@ absl::Status ValidateTree(const Tree& tree, size_t t, int32_t num_features) {
     if (tree.default_left[n] > 1) {
       return NodeError(t, node, absl::StrFormat("default_left %d is not 0 or 1",
                                                 tree.default_left[n]));
+    }
+    if (!tree.zero_as_missing.empty() && tree.zero_as_missing[n] > 1) {
+      return NodeError(t, node,
+                       absl::StrFormat("zero_as_missing %d is not 0 or 1",
+                                       tree.zero_as_missing[n]));
     }
   }
   if (num_internal == 0) return absl::OkStatus();

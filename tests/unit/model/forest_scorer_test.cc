@@ -325,5 +325,56 @@ TEST(ForestScorerTest, ChainedWalksMatchReference) {
   }
 }
 
+// Splits that treat zero as missing (LightGBM's missing type "Zero"), mixed
+// with plain splits on the same features, on every scoring path: QuickScorer
+// (trees up to 32 leaves), chained walks (larger trees, >= 32 documents) and
+// lockstep walks (small batches, remainders, tree-count prefixes); rows full
+// of values at and next to the zero bound. Bit-identical to the reference.
+TEST(ForestScorerTest, ZeroAsMissingMatchesReferenceOnEveryPath) {
+  std::mt19937_64 rng(1235);
+  const int32_t features = 7;
+  for (const int32_t max_leaves : {32, 255}) {
+    Ensemble model = testing::RandomEnsemble(rng, 80, max_leaves, features);
+    testing::AddZeroAsMissing(rng, 0.5, &model);
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+    ASSERT_TRUE(scorer.ok()) << scorer.status();
+    if (max_leaves > 32) EXPECT_FALSE(scorer->uses_quick_scorer());
+    for (size_t docs : {size_t{1}, size_t{8}, size_t{29}, size_t{64},
+                        size_t{203}}) {
+      std::vector<float> rows =
+          testing::RowsNearZero(rng, docs, features, 0.2);
+      for (int32_t requested : {0, 1, 17, 79}) {
+        ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
+      }
+    }
+  }
+}
+
+// The flag changes where zero goes: a split "x <= 0.5, missing right" sends
+// 0 left unless zero counts as missing, and then only values with
+// |x| <= 1e-35f go right with NaN.
+TEST(ForestScorerTest, ZeroAsMissingSendsOnlyTinyValuesToTheDefaultSide) {
+  Ensemble model;
+  model.num_features = 1;
+  Tree tree;
+  tree.split_feature = {0};
+  tree.threshold = {0.5f};
+  tree.default_left = {0};
+  tree.zero_as_missing = {1};
+  tree.left_child = {~0};
+  tree.right_child = {~1};
+  tree.leaf_value = {1.0, 2.0};
+  model.trees = {tree};
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  const float bound = kZeroAsMissingBound;
+  const std::vector<float> rows = {
+      0.0f,  -0.0f, bound, -bound, std::nextafter(bound, 1.0f),
+      -std::nextafter(bound, 1.0f), NAN, 0.25f, 0.75f, -3.0f};
+  std::vector<double> out(rows.size());
+  scorer->Score(rows, rows.size(), absl::MakeSpan(out));
+  EXPECT_EQ(out, (std::vector<double>{2, 2, 2, 2, 1, 1, 2, 1, 2, 1}));
+}
+
 }  // namespace
 }  // namespace plrank

@@ -56,6 +56,16 @@ TEST(ValidateEnsembleTest, AcceptsValidModels) {
   EXPECT_TRUE(ValidateEnsemble(linear).ok());
 }
 
+TEST(ValidateEnsembleTest, ChecksZeroAsMissingFlags) {
+  Ensemble model = SmallModel();
+  model.trees[1].zero_as_missing = {0, 1};
+  EXPECT_TRUE(ValidateEnsemble(model).ok());
+  model.trees[1].zero_as_missing = {1};
+  ExpectInvalid(model, "tree 1: 1 zero_as_missing flags for 2 internal nodes");
+  model.trees[1].zero_as_missing = {0, 2};
+  ExpectInvalid(model, "tree 1 node 1: zero_as_missing 2 is not 0 or 1");
+}
+
 TEST(ValidateEnsembleTest, RejectsBadChildren) {
   Ensemble model = SmallModel();
   model.trees[1].left_child[0] = 5;
