@@ -36,6 +36,10 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
           settings.model.name, " version ", version->version(),
           "; pass --num_features"));
     }
+    // The width came from the server, not from a flag: say so in errors.
+    options.num_features_origin =
+        absl::StrCat("the feature count of model ", settings.model.name,
+                     " version ", version->version(), " on the server");
   }
   absl::StatusOr<Dataset> data = ReadLetorFile(settings.data_path, options);
   if (!data.ok()) return data.status();
