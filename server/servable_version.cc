@@ -179,19 +179,27 @@ LoadServableVersionFromBytes(const std::string& model, int64_t version,
   }
 }
 
-absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadServableVersion(
-    const std::string& model, int64_t version, const std::string& model_file,
-    ServableVersion::ReleaseHook on_release) {
+absl::StatusOr<std::string> ReadModelFileBytes(const std::string& model_file) {
   absl::StatusOr<std::string> bytes;
   try {
     bytes = ReadWholeFile(model_file);
   } catch (const std::bad_alloc&) {
+    return OutOfMemory(model_file, "reading the file");
+  } catch (const std::length_error&) {
     return OutOfMemory(model_file, "reading the file");
   }
   if (!bytes.ok()) {
     return absl::Status(bytes.status().code(),
                         absl::StrCat("model file ", bytes.status().message()));
   }
+  return bytes;
+}
+
+absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadServableVersion(
+    const std::string& model, int64_t version, const std::string& model_file,
+    ServableVersion::ReleaseHook on_release) {
+  absl::StatusOr<std::string> bytes = ReadModelFileBytes(model_file);
+  if (!bytes.ok()) return bytes.status();
   return LoadServableVersionFromBytes(model, version, model_file, *bytes,
                                       std::move(on_release));
 }

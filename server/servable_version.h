@@ -67,6 +67,10 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadServableVersion(
     const std::string& model, int64_t version, const std::string& model_file,
     ServableVersion::ReleaseHook on_release = {});
 
+// The bytes of a model file; errors name the file, and running out of
+// memory is RESOURCE_EXHAUSTED.
+absl::StatusOr<std::string> ReadModelFileBytes(const std::string& model_file);
+
 // The same from the file's bytes, already read; `model_file` names it in
 // errors and status.
 absl::StatusOr<std::shared_ptr<const ServableVersion>>

@@ -45,6 +45,17 @@ inline Ensemble TestEnsemble(int64_t tag) {
   return model;
 }
 
+// TestEnsemble(tag) taking `num_features` features (>= 2; the extra ones
+// are not used): what a model retrained on other data looks like to
+// clients.
+inline Ensemble TestEnsembleWithFeatures(int64_t tag, int32_t num_features) {
+  Ensemble model = TestEnsemble(tag);
+  model.num_features = num_features;
+  model.linear_weights.assign(num_features, 0.0);
+  model.linear_weights[1] = 1.0;
+  return model;
+}
+
 inline double TestModelScore(int64_t tag, float x0, float x1) {
   return 100.0 * static_cast<double>(tag) + (x0 > 0.5f ? 1.0 : -1.0) + x1;
 }
