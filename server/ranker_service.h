@@ -3,6 +3,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "server/memory_releaser.h"
 #include "server/request_limits.h"
 #include "server/server_metrics.h"
 #include "server/version_manager.h"
@@ -13,10 +14,12 @@ namespace plrank::server {
 // server thread). Every RPC resolves its model version once from the current
 // snapshot and holds it to the end, checks the client's deadline/cancellation
 // before and during scoring, and is recorded in `metrics` (optional).
+// Large Rank/Evaluate requests are reported to `releaser` (optional), which
+// returns their memory to the system once they are freed.
 class RankerService final : public v1::Ranker::Service {
  public:
   RankerService(VersionManager* manager, ServerMetrics* metrics,
-                RequestLimits limits);
+                RequestLimits limits, MemoryReleaser* releaser = nullptr);
 
   grpc::Status Rank(grpc::ServerContext* context,
                     const v1::RankRequest* request,
@@ -42,6 +45,7 @@ class RankerService final : public v1::Ranker::Service {
   VersionManager* const manager_;
   ServerMetrics* const metrics_;
   const RequestLimits limits_;
+  MemoryReleaser* const releaser_;
 };
 
 }  // namespace plrank::server

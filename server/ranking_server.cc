@@ -23,6 +23,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "prometheus/exposer.h"
 #include "server/health_reporter.h"
+#include "server/memory_releaser.h"
 #include "server/process_metrics.h"
 #include "server/ranker_service.h"
 #include "server/server_config.h"
@@ -106,6 +107,7 @@ absl::Status RunServer(const ServerOptions& options) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  MemoryReleaser::ConfigureAllocator();
 
   std::error_code error;
   if (options.model_base_path.empty() ||
@@ -138,7 +140,8 @@ absl::Status RunServer(const ServerOptions& options) {
 
   VersionManager manager({options.model_base_path, options.model_config_file,
                           &metrics});
-  RankerService service(&manager, &metrics, options.limits);
+  MemoryReleaser releaser;
+  RankerService service(&manager, &metrics, options.limits, &releaser);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
