@@ -86,6 +86,9 @@ std::string FormatModelStatus(const v1::ModelStatus& status) {
     if (!version.error().empty()) {
       absl::StrAppend(&text, "    error: ", version.error(), "\n");
     }
+    if (!version.promotion_refused().empty()) {
+      absl::StrAppend(&text, "    ", version.promotion_refused(), "\n");
+    }
     if (!version.has_metadata()) continue;
     const v1::ModelMetadata& meta = version.metadata();
     absl::StrAppendFormat(

@@ -153,6 +153,12 @@ TEST(ServerReliabilityTest, IncompatibleVersionIsNotPromotedUnderLoad) {
   EXPECT_EQ(Find(status, 2)->metadata().score_transform(), "identity");
   EXPECT_THAT(server.stderr_text(),
               HasSubstr("event=promotion_refused model=web version=2"));
+  const plrank::testing::CommandResult cli = plrank::testing::RunCommand(
+      {plrank::testing::BinPath("plrank-client"),
+       "--target=" + server.absl_address(), "--model=web", "status"});
+  EXPECT_THAT(cli.out, HasSubstr("default version 1"));
+  EXPECT_THAT(cli.out, HasSubstr("    not promoted to default: incompatible "
+                                 "with version 1 serving now"));
   EXPECT_EQ(MetricValue(HttpGet(server.metrics_port(), "/metrics"),
                         "plrank_model_promotions_refused_total{model=\"web\","
                         "reason=\"num_features\"}"),
@@ -187,6 +193,12 @@ TEST(ServerReliabilityTest, MemoryStatusAndMetricsStayBounded) {
   ServerProcess server({"--model_base_path=" + base.path(),
                         "--poll_interval_seconds=0"});
   ASSERT_TRUE(server.ok()) << server.stderr_text();
+  // ReloadModels returns once the startup scan (and its own) is done.
+  v1::ReloadModelsResponse loaded;
+  ASSERT_TRUE(server.stub()
+                  .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                                &loaded)
+                  .ok());
   v1::RankResponse response;
   ASSERT_TRUE(server.stub()
                   .Rank(Context().get(), DenseRequest(10, kFeatures), &response)
