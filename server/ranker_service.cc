@@ -1,5 +1,6 @@
 #include "server/ranker_service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -51,9 +52,12 @@ class RequestRecord {
   void SetModel(const std::string& name, bool known) {
     model_ = known ? name : "_unknown";
   }
-  void SetVersion(const ServableVersion& version) {
-    model_ = version.model();
-    version_ = version.version_string();
+  // Holds the version until the request is recorded: a retired version is
+  // released (and its metric series dropped) only after its last record.
+  void SetVersion(std::shared_ptr<const ServableVersion> version) {
+    model_ = version->model();
+    version_ = version->version_string();
+    held_ = std::move(version);
   }
   void SetDocuments(uint64_t documents) { documents_ = documents; }
   grpc::Status Finish(const absl::Status& status) {
@@ -69,6 +73,7 @@ class RequestRecord {
   std::string version_;
   uint64_t documents_ = 0;
   absl::StatusCode code_ = absl::StatusCode::kUnknown;
+  std::shared_ptr<const ServableVersion> held_;
 };
 
 absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
@@ -76,18 +81,33 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
     RequestRecord* record) {
   record->SetModel(spec.name(), snapshot.models.count(spec.name()) > 0);
   auto version = snapshot.Resolve(spec);
-  if (version.ok()) record->SetVersion(**version);
+  if (version.ok()) record->SetVersion(*version);
   return version;
 }
 
 }  // namespace
 
 RankerService::RankerService(VersionManager* manager, ServerMetrics* metrics,
-                             RequestLimits limits, AdminAccessPolicy admin)
+                             RequestLimits limits, AdminAccessPolicy admin,
+                             MemoryReleaser* releaser)
     : manager_(manager),
       metrics_(metrics),
       limits_(limits),
-      admin_(std::move(admin)) {}
+      admin_(std::move(admin)),
+      releaser_(releaser) {}
+
+namespace {
+
+// Feature values a request carried (documents x the model's width): what
+// its message and buffers cost.
+void NoteSize(MemoryReleaser* releaser, const ServableVersion& version,
+              uint64_t documents) {
+  if (releaser == nullptr) return;
+  releaser->NoteRequest(documents * static_cast<uint64_t>(std::max(
+                                        version.scorer().num_features(), 1)));
+}
+
+}  // namespace
 
 grpc::Status RankerService::Rank(grpc::ServerContext* context,
                                  const v1::RankRequest* request,
@@ -101,6 +121,8 @@ grpc::Status RankerService::Rank(grpc::ServerContext* context,
   absl::Status status = RankDocuments(
       **version, *request, limits_, [context] { return CheckClient(context); },
       response);
+  NoteSize(releaser_, **version,
+           static_cast<uint64_t>(request->documents_size()));
   if (status.ok() && metrics_ != nullptr) {
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
                             absl::ToDoubleSeconds(absl::Now() - start));
@@ -121,6 +143,7 @@ grpc::Status RankerService::Evaluate(grpc::ServerContext* context,
   absl::Status status = accumulator->AddQueries(
       **version, *request, [context] { return CheckClient(context); });
   record.SetDocuments(accumulator->num_documents());
+  NoteSize(releaser_, **version, accumulator->num_documents());
   if (status.ok()) status = accumulator->Finish(**version, response);
   if (status.ok() && metrics_ != nullptr) {
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
@@ -156,6 +179,7 @@ grpc::Status RankerService::EvaluateStream(
   } while (status.ok() && reader->Read(&message));
   if (status.ok()) status = CheckClient(context);
   record.SetDocuments(accumulator->num_documents());
+  NoteSize(releaser_, **version, accumulator->num_documents());
   if (status.ok()) status = accumulator->Finish(**version, response);
   if (status.ok() && metrics_ != nullptr) {
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),

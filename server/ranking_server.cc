@@ -20,6 +20,7 @@
 #include "grpcpp/resource_quota.h"
 #include "prometheus/exposer.h"
 #include "server/health_reporter.h"
+#include "server/memory_releaser.h"
 #include "server/process_metrics.h"
 #include "server/ranker_service.h"
 #include "server/server_config.h"
@@ -62,6 +63,7 @@ absl::Status RunServer(const ServerOptions& options) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  MemoryReleaser::ConfigureAllocator();
 
   std::error_code error;
   if (options.model_base_path.empty() ||
@@ -96,7 +98,9 @@ absl::Status RunServer(const ServerOptions& options) {
 
   VersionManager manager({options.model_base_path, options.model_config_file,
                           &metrics});
-  RankerService service(&manager, &metrics, options.limits, options.admin);
+  MemoryReleaser releaser;
+  RankerService service(&manager, &metrics, options.limits, options.admin,
+                        &releaser);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

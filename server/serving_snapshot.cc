@@ -95,7 +95,7 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
     return absl::UnavailableError(
         absl::StrCat("model '", model.name, "' has no version ready to serve"));
   }
-  return model.available.rbegin()->second;
+  return model.available.at(model.default_version());
 }
 
 bool ServingSnapshot::AnyModelAvailable() const {

@@ -43,6 +43,10 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
           settings.model.name, " version ", version->version(),
           "; pass --num_features"));
     }
+    // The width came from the server, not from a flag: say so in errors.
+    options.num_features_origin =
+        absl::StrCat("the feature count of model ", settings.model.name,
+                     " version ", version->version(), " on the server");
   }
   absl::StatusOr<Dataset> data = ReadLetorFile(settings.data_path, options);
   if (!data.ok()) return data.status();
@@ -88,6 +92,9 @@ std::string FormatModelStatus(const v1::ModelStatus& status) {
     absl::StrAppend(&text, "\n");
     if (!version.error().empty()) {
       absl::StrAppend(&text, "    error: ", version.error(), "\n");
+    }
+    if (!version.promotion_refused().empty()) {
+      absl::StrAppend(&text, "    ", version.promotion_refused(), "\n");
     }
     if (!version.has_metadata()) continue;
     const v1::ModelMetadata& meta = version.metadata();

@@ -85,9 +85,18 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   scorer.linear_weights_ = model.linear_weights;
 
   // Slots of the doubled rows: only features some split tests, and a second
-  // pair for features some split tests with zero as missing.
-  std::vector<int32_t> slot_of_feature(model.num_features, -1);
-  std::vector<int32_t> zero_slot_of_feature(model.num_features, -1);
+  // pair for features some split tests with zero as missing. Sized by the
+  // widest split, not by the declared feature count (untrusted input).
+  int32_t widest_split = -1;
+  for (const Tree& tree : model.trees) {
+    for (int32_t feature : tree.split_feature) {
+      widest_split = std::max(widest_split, feature);
+    }
+  }
+  scorer.row_width_ = model.linear_weights.empty() ? widest_split + 1
+                                                   : model.num_features;
+  std::vector<int32_t> slot_of_feature(widest_split + 1, -1);
+  std::vector<int32_t> zero_slot_of_feature(widest_split + 1, -1);
   size_t total_nodes = 0;
   for (const Tree& tree : model.trees) {
     total_nodes += tree.split_feature.size() + tree.leaf_value.size();
@@ -98,7 +107,7 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
       }
     }
   }
-  for (int32_t f = 0; f < model.num_features; ++f) {
+  for (int32_t f = 0; f <= widest_split; ++f) {
     if (slot_of_feature[f] >= 0) {
       slot_of_feature[f] = static_cast<int32_t>(scorer.used_features_.size());
       scorer.used_features_.push_back(f);
@@ -211,15 +220,14 @@ int32_t ForestScorer::ClampTrees(int32_t num_trees) const {
 }
 
 void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
-                               uint32_t* doubled) const {
+                               size_t row_stride, uint32_t* doubled) const {
   const uint32_t low_missing = OrderKey(-std::numeric_limits<float>::infinity());
   const uint32_t high_missing = OrderKey(std::numeric_limits<float>::infinity());
-  const size_t features = static_cast<size_t>(num_features_);
   const size_t used = used_features_.size();
   const size_t zero_used = zero_features_.size();
   const size_t slots = num_slots();
   for (size_t i = 0; i < num_docs; ++i) {
-    const float* row = rows + i * features;
+    const float* row = rows + i * row_stride;
     uint32_t* group = doubled + (i / kLanes) * kLanes * slots + i % kLanes;
     for (size_t j = 0; j < used; ++j) {
       const float value = row[used_features_[j]];
@@ -381,20 +389,21 @@ void ForestScorer::AccumulateTrees(const uint32_t* doubled, size_t num_docs,
 }
 
 void ForestScorer::RawScoresBlock(const float* rows, size_t num_docs,
-                                  double* out, size_t out_stride,
-                                  int32_t num_trees, uint32_t* scratch) const {
+                                  size_t row_stride, double* out,
+                                  size_t out_stride, int32_t num_trees,
+                                  uint32_t* scratch) const {
   for (int32_t k = 0; k < num_outputs_; ++k) {
     std::fill_n(out + static_cast<size_t>(k) * out_stride, num_docs,
                 base_score_[k]);
   }
   if (num_trees > 0) {
-    PrepareRows(rows, num_docs, scratch);
+    PrepareRows(rows, num_docs, row_stride, scratch);
     AccumulateTrees(scratch, num_docs, out, out_stride, num_trees);
   }
   if (!linear_weights_.empty()) {
     const size_t features = static_cast<size_t>(num_features_);
     for (size_t i = 0; i < num_docs; ++i) {
-      const float* row = rows + i * features;
+      const float* row = rows + i * row_stride;
       double linear = 0.0;
       for (size_t f = 0; f < features; ++f) {
         if (!std::isnan(row[f])) linear += linear_weights_[f] * row[f];
@@ -438,19 +447,27 @@ void ForestScorer::RawScores(absl::Span<const float> rows, size_t num_docs,
   uint32_t* scratch = Scratch(kBlockDocs * num_slots());
   for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
     const size_t count = std::min(kBlockDocs, num_docs - begin);
-    RawScoresBlock(rows.data() + begin * num_features_, count,
+    RawScoresBlock(rows.data() + begin * num_features_, count, num_features_,
                    out.data() + begin, num_docs, trees, scratch);
   }
 }
 
 void ForestScorer::Score(absl::Span<const float> rows, size_t num_docs,
-                         absl::Span<double> out) const {
-  CheckOrDie(rows.size() >= num_docs * num_features_,
-             "Score: rows.size() < num_docs * num_features");
+                         absl::Span<double> out, size_t row_stride) const {
+  if (row_stride == 0) row_stride = static_cast<size_t>(num_features_);
+  CheckOrDie(row_stride >= static_cast<size_t>(row_width_),
+             "Score: row_stride < row_width");
+  CheckOrDie(rows.size() >= num_docs * row_stride,
+             "Score: rows.size() < num_docs * row_stride");
   CheckOrDie(out.size() >= num_docs, "Score: out.size() < num_docs");
   const int32_t trees = ClampTrees(0);
+  uint32_t* scratch = Scratch(kBlockDocs * num_slots());
   if (num_outputs_ == 1 && transform_ == ScoreTransform::kIdentity) {
-    RawScores(rows, num_docs, out, trees);
+    for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
+      const size_t count = std::min(kBlockDocs, num_docs - begin);
+      RawScoresBlock(rows.data() + begin * row_stride, count, row_stride,
+                     out.data() + begin, num_docs, trees, scratch);
+    }
     return;
   }
   const size_t outputs = static_cast<size_t>(num_outputs_);
@@ -463,11 +480,10 @@ void ForestScorer::Score(absl::Span<const float> rows, size_t num_docs,
     heap_raw.resize(outputs);
     raw = heap_raw.data();
   }
-  uint32_t* scratch = Scratch(kBlockDocs * num_slots());
   for (size_t begin = 0; begin < num_docs; begin += block) {
     const size_t count = std::min(block, num_docs - begin);
-    RawScoresBlock(rows.data() + begin * num_features_, count, raw, count,
-                   trees, scratch);
+    RawScoresBlock(rows.data() + begin * row_stride, count, row_stride, raw,
+                   count, trees, scratch);
     Transform(raw, count, count, out.data() + begin);
   }
 }
@@ -479,14 +495,17 @@ std::vector<double> ForestScorer::ScoreColumns(const Dataset& data,
   const size_t outputs = static_cast<size_t>(num_outputs_);
   std::vector<double> result(transformed ? num_docs : num_docs * outputs);
   const int32_t trees = ClampTrees(num_trees);
-  const int32_t shared_columns = std::min(data.num_features, num_features_);
+  // Rows hold only the columns the model reads (row_width_), so a model
+  // declaring many features costs no memory for columns it never tests.
+  const size_t stride = static_cast<size_t>(row_width_);
+  const int32_t shared_columns = std::min(data.num_features, row_width_);
   const int64_t num_blocks =
       static_cast<int64_t>((num_docs + kBlockDocs - 1) / kBlockDocs);
 #ifdef _OPENMP
 #pragma omp parallel
 #endif
   {
-    std::vector<float> rows(kBlockDocs * num_features_, 0.0f);
+    std::vector<float> rows(kBlockDocs * stride, 0.0f);
     std::vector<uint32_t> scratch(kBlockDocs * num_slots());
     std::vector<double> raw(transformed ? kBlockDocs * outputs : 0);
 #ifdef _OPENMP
@@ -499,16 +518,16 @@ std::vector<double> ForestScorer::ScoreColumns(const Dataset& data,
       for (int32_t f = 0; f < shared_columns; ++f) {
         const float* column = data.column(f) + begin;
         for (size_t i = 0; i < count; ++i) {
-          rows[i * num_features_ + f] = column[i];
+          rows[i * stride + f] = column[i];
         }
       }
       if (transformed) {
-        RawScoresBlock(rows.data(), count, raw.data(), count, trees,
+        RawScoresBlock(rows.data(), count, stride, raw.data(), count, trees,
                        scratch.data());
         Transform(raw.data(), count, count, result.data() + begin);
       } else {
-        RawScoresBlock(rows.data(), count, result.data() + begin, num_docs,
-                       trees, scratch.data());
+        RawScoresBlock(rows.data(), count, stride, result.data() + begin,
+                       num_docs, trees, scratch.data());
       }
     }
   }

@@ -20,10 +20,19 @@ inline constexpr int32_t kModelFormatVersion = 2;
 // 2 when some split treats zero as missing, else 1.
 int32_t RequiredFormatVersion(const Ensemble& model);
 
-// Checks structure: child indices in range and acyclic (every node reached
-// once from the root), feature indices < num_features, finite thresholds,
-// leaf and linear values, per-node flags 0 or 1 (zero_as_missing empty or
-// one per internal node), num_outputs/transform consistency.
+// The most features a model may declare: 2^24. A dense document that wide is
+// 64 MiB of floats (plrank-server's default message limit), and ranking
+// data has at most thousands. Model files are untrusted input: the declared
+// count is only a number in the payload, so readers refuse a larger one
+// instead of sizing anything by it. Memory that depends on the width is
+// sized by the features the model actually reads (ForestScorer::row_width).
+inline constexpr int32_t kMaxModelFeatures = int32_t{1} << 24;
+
+// Checks structure: num_features in [0, kMaxModelFeatures], child indices in
+// range and acyclic (every node reached once from the root), feature indices
+// < num_features, finite thresholds, leaf and linear values, leaf sums that
+// cannot overflow, per-node flags 0 or 1 (zero_as_missing empty or one per
+// internal node), num_outputs/transform consistency.
 absl::Status ValidateEnsemble(const Ensemble& model);
 
 // Serializes to plrank.v1.Model bytes (with payload checksum) and back.

@@ -174,6 +174,11 @@ absl::Status ValidateEnsemble(const Ensemble& model) {
     return absl::InvalidArgumentError(
         absl::StrFormat("negative num_features %d", model.num_features));
   }
+  if (model.num_features > kMaxModelFeatures) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "num_features %d is above the limit of %d features per model",
+        model.num_features, kMaxModelFeatures));
+  }
   if (!model.feature_names.empty() &&
       model.feature_names.size() != static_cast<size_t>(model.num_features)) {
     return absl::InvalidArgumentError(

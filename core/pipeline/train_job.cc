@@ -175,10 +175,18 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     init_model = *std::move(loaded);
     if (read_options.num_features == 0) {
       read_options.num_features = init_model->num_features;
+      read_options.num_features_origin = absl::StrCat(
+          "the feature count of --init_model ", job.init_model_path);
     }
   }
   absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options);
   if (!train.ok()) return train.status();
+  // Checked now rather than when the model is written after training.
+  if (train->num_features > kMaxModelFeatures) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %d features is above the limit of %d features per model",
+        job.train_path, train->num_features, kMaxModelFeatures));
+  }
   std::optional<Dataset> valid;
   if (!job.valid_path.empty()) {
     ReadOptions valid_options = read_options;

@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/subprocess.h"
+#include "tests/unit/server/test_models.h"
 
 namespace plrank {
 namespace {
@@ -150,6 +151,46 @@ TEST_F(CliTest, EvalRejectsCorruptModelsAndWrongFeatureCounts) {
                        "--data=" + dir_.File("wide.txt")});
   EXPECT_NE(result.exit_code, 0);
   EXPECT_THAT(result.err, HasSubstr("wide.txt:1"));
+}
+
+// A model file is untrusted input: a declared feature count beyond the cap
+// is one clear error, and one within it that the data cannot be widened to
+// says where the width comes from; neither aborts.
+TEST_F(CliTest, ModelsDeclaringHugeFeatureCountsGiveOneClearError) {
+  const std::string huge = dir_.File("huge.pb");
+  WriteFile(huge, testing::ModelBytesDeclaringFeatures(testing::TestEnsemble(1),
+                                                       50000000));
+  CommandResult result = RunCommand({BinPath("plrank-eval"), "--model=" + huge,
+                                     "--data=" + prefix_ + ".test"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("huge.pb"),
+                    HasSubstr("num_features 50000000 is above the limit")));
+  result = Train({"--model_out=" + dir_.File("m.pb"), "--init_model=" + huge});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("num_features 50000000 is above the limit"));
+
+  // 2^24 declared features (the cap), 2 read by the trees, under a 3 GB
+  // address-space limit.
+  const std::string wide = dir_.File("wide.pb");
+  WriteFile(wide, testing::ModelBytesDeclaringFeatures(
+                      testing::TestEnsemble(1), kMaxModelFeatures));
+  const std::string limit = "ulimit -v 3000000; exec ";
+  result = RunCommand({"/bin/sh", "-c",
+                       limit + BinPath("plrank-eval") + " --model=" + wide +
+                           " --data=" + prefix_ + ".test"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("the width, 16777216 features, is the feature "
+                              "count of model " + wide),
+                    Not(HasSubstr("terminate"))));
+  result = RunCommand({"/bin/sh", "-c",
+                       limit + BinPath("plrank-train") + " --train=" + prefix_ +
+                           ".train --quiet --trees=2 --model_out=" +
+                           dir_.File("m.pb") + " --init_model=" + wide});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("is the feature count of --init_model " +
+                                    wide));
 }
 
 TEST_F(CliTest, ScoresDoNotDependOnThreadCount) {

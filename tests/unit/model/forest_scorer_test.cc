@@ -1,5 +1,6 @@
 #include "core/model/forest_scorer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -7,6 +8,7 @@
 
 #include "core/data/dataset.h"
 #include "core/model/ensemble.h"
+#include "core/model/model_io.h"
 #include "gtest/gtest.h"
 #include "tests/unit/model/random_model.h"
 
@@ -243,6 +245,67 @@ TEST(ForestScorerTest, DatasetScoringMatchesRows) {
       EXPECT_EQ(scorer->RawScoresDataset(data, outputs * 3), raw);
     }
   }
+}
+
+// Rows only as wide as the features the model reads give the same scores as
+// full rows, and a model declaring the largest allowed width scores from
+// narrow rows and a Dataset without any memory for the columns it never
+// tests.
+TEST(ForestScorerTest, NarrowRowsAndWideDeclaredModels) {
+  std::mt19937_64 rng(41);
+  const int32_t features = 12;
+  for (int32_t outputs : {1, 3}) {
+    Ensemble model = testing::RandomEnsemble(rng, 15, 16, features, outputs);
+    model.transform = outputs > 1 ? ScoreTransform::kExpectedRelevance
+                                  : ScoreTransform::kIdentity;
+    int32_t widest = -1;
+    for (const Tree& tree : model.trees) {
+      for (int32_t f : tree.split_feature) widest = std::max(widest, f);
+    }
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+    ASSERT_TRUE(scorer.ok());
+    EXPECT_EQ(scorer->row_width(), widest + 1);
+    const size_t docs = 140;
+    std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.2);
+    std::vector<double> expected(docs);
+    scorer->Score(rows, docs, absl::MakeSpan(expected));
+    const size_t width = static_cast<size_t>(scorer->row_width());
+    std::vector<float> narrow(docs * width);
+    for (size_t i = 0; i < docs; ++i) {
+      std::copy_n(&rows[i * features], width, &narrow[i * width]);
+    }
+    std::vector<double> scores(docs);
+    scorer->Score(narrow, docs, absl::MakeSpan(scores), width);
+    EXPECT_EQ(scores, expected);
+
+    // The same trees in a model declaring the maximum width.
+    Ensemble wide = model;
+    wide.num_features = kMaxModelFeatures;
+    wide.feature_names.clear();
+    absl::StatusOr<ForestScorer> wide_scorer = ForestScorer::Create(wide);
+    ASSERT_TRUE(wide_scorer.ok()) << wide_scorer.status();
+    EXPECT_EQ(wide_scorer->row_width(), widest + 1);
+    wide_scorer->Score(narrow, docs, absl::MakeSpan(scores), width);
+    EXPECT_EQ(scores, expected);
+    Dataset data;
+    data.num_features = features;
+    data.labels.assign(docs, 0);
+    data.query_offsets = {0, static_cast<uint32_t>(docs)};
+    data.features.resize(docs * features);
+    for (size_t i = 0; i < docs; ++i) {
+      for (int32_t f = 0; f < features; ++f) {
+        data.features[f * docs + i] = rows[i * features + f];
+      }
+    }
+    EXPECT_EQ(wide_scorer->ScoreDataset(data), expected);
+  }
+  // With linear weights every declared feature is read.
+  Ensemble linear;
+  linear.num_features = 3;
+  linear.linear_weights = {1.0, 2.0, 3.0};
+  absl::StatusOr<ForestScorer> linear_scorer = ForestScorer::Create(linear);
+  ASSERT_TRUE(linear_scorer.ok());
+  EXPECT_EQ(linear_scorer->row_width(), 3);
 }
 
 TEST(ForestScorerTest, StumpsAndEmptyInput) {

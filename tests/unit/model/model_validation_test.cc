@@ -66,6 +66,18 @@ TEST(ValidateEnsembleTest, ChecksZeroAsMissingFlags) {
   ExpectInvalid(model, "tree 1 node 1: zero_as_missing 2 is not 0 or 1");
 }
 
+// A model file is untrusted: its declared feature count is capped, since
+// nothing in the payload needs to back it.
+TEST(ValidateEnsembleTest, RejectsDeclaredFeatureCountsAboveTheCap) {
+  Ensemble model = SmallModel();
+  model.num_features = kMaxModelFeatures;
+  EXPECT_TRUE(ValidateEnsemble(model).ok());
+  model.num_features = kMaxModelFeatures + 1;
+  ExpectInvalid(model, "above the limit of 16777216 features");
+  model.num_features = 50000000;
+  ExpectInvalid(model, "num_features 50000000 is above the limit");
+}
+
 TEST(ValidateEnsembleTest, RejectsBadChildren) {
   Ensemble model = SmallModel();
   model.trees[1].left_child[0] = 5;
