@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -89,6 +90,13 @@ class ClientErrorsTest : public ::testing::Test {
     server_ = new ServerProcess({"--model_base_path=" + base_->path(),
                                  "--poll_interval_seconds=0"});
     ASSERT_TRUE(server_->ok()) << server_->stderr_text();
+    // The server listens before its first scan has loaded the models: poll
+    // until version 1 answers (the deadline only bounds a failing run).
+    const auto give_up =
+        std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!Rank("web", 1).ok() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
   static void TearDownTestSuite() {
     delete server_;
