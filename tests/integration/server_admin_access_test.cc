@@ -11,6 +11,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -94,6 +95,17 @@ std::shared_ptr<grpc::Channel> Insecure(const std::string& target) {
   return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
 }
 
+// The server listens before its first scan has loaded the models: poll Rank
+// until "web" answers (the deadline only bounds a failing run).
+void WaitUntilRanks(const std::shared_ptr<grpc::Channel>& channel) {
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!Call(channel).rank.ok() &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 TEST(AdminAccessTest, AdminRpcsAndMetricsStayOnLoopbackByDefault) {
   PLRANK_ENTER_TEST_NETWORK_NAMESPACE();
   TempDir base;
@@ -101,6 +113,7 @@ TEST(AdminAccessTest, AdminRpcsAndMetricsStayOnLoopbackByDefault) {
   ServerProcess server({"--model_base_path=" + base.path(), "--host=0.0.0.0",
                         "--poll_interval_seconds=0"});
   ASSERT_TRUE(server.ok()) << server.stderr_text();
+  WaitUntilRanks(Insecure(Target("127.0.0.1", server.port())));
 
   const Answers remote =
       Call(Insecure(Target(kTestNonLoopbackAddress, server.port())));
@@ -135,6 +148,7 @@ TEST(AdminAccessTest, FlagsOpenAdminRpcsAndMetricsToEveryone) {
                         "--admin_from_any", "--metrics_host=0.0.0.0",
                         "--poll_interval_seconds=0"});
   ASSERT_TRUE(server.ok()) << server.stderr_text();
+  WaitUntilRanks(Insecure(Target("127.0.0.1", server.port())));
   const Answers remote =
       Call(Insecure(Target(kTestNonLoopbackAddress, server.port())));
   EXPECT_TRUE(remote.list.ok()) << remote.list.error_message();
@@ -153,6 +167,7 @@ TEST(AdminAccessTest, RemoteRankingClientsWorkWithoutAdminRpcs) {
   ServerProcess server({"--model_base_path=" + base.path(), "--host=0.0.0.0",
                         "--poll_interval_seconds=0"});
   ASSERT_TRUE(server.ok()) << server.stderr_text();
+  WaitUntilRanks(Insecure(Target("127.0.0.1", server.port())));
   std::ofstream(base.File("query.txt")) << "1 qid:1 1:0.9 2:0.5\n"
                                            "0 qid:1 1:0.1 2:0.2\n";
   const std::vector<std::string> rank = {
@@ -238,6 +253,7 @@ TEST(AdminAccessTest, NamedClientCertificatesGetAdminRpcs) {
                         "--admin_tls_identities=admin,ops"});
   ASSERT_TRUE(server.ok()) << server.stderr_text();
   const std::string target = Target(kTestNonLoopbackAddress, server.port());
+  WaitUntilRanks(Mtls(dir, "ranker", target));
 
   const Answers admin = Call(Mtls(dir, "admin", target));
   EXPECT_TRUE(admin.list.ok()) << admin.list.error_message();
