@@ -19,6 +19,7 @@
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/shared_data.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_network_namespace.h"
@@ -95,15 +96,10 @@ std::shared_ptr<grpc::Channel> Insecure(const std::string& target) {
   return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
 }
 
-// The server listens before its first scan has loaded the models: poll Rank
-// until "web" answers (the deadline only bounds a failing run).
+// The server listens before its first scan has loaded the models: wait
+// until "web" answers.
 void WaitUntilRanks(const std::shared_ptr<grpc::Channel>& channel) {
-  const auto give_up =
-      std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!Call(channel).rank.ok() &&
-         std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  ::plrank::testing::Eventually([&] { return Call(channel).rank.ok(); });
 }
 
 TEST(AdminAccessTest, AdminRpcsAndMetricsStayOnLoopbackByDefault) {

@@ -20,6 +20,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/subprocess.h"
 #include "tests/unit/server/server_process.h"
 #include "tests/unit/server/test_models.h"
@@ -70,18 +71,7 @@ int64_t RankVersion(ServerProcess& server, const v1::RankRequest& request) {
   return response.model_version();
 }
 
-// Polls `condition` every 20 ms for up to `seconds` (generous: the machine
-// may be busy; the deadline only bounds a failing test).
-template <typename Condition>
-bool Eventually(Condition condition, int seconds = 60) {
-  const auto give_up =
-      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < give_up) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return condition();
-}
+using ::plrank::testing::Eventually;
 
 // Client threads sending Rank requests in a loop, counting outcomes.
 class RankLoad {

@@ -18,6 +18,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/subprocess.h"
 #include "tests/unit/server/server_process.h"
 #include "tests/unit/server/test_models.h"
@@ -42,16 +43,7 @@ std::unique_ptr<grpc::ClientContext> Context() {
   return context;
 }
 
-template <typename Condition>
-bool Eventually(Condition condition, int seconds = 60) {
-  const auto give_up =
-      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < give_up) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return condition();
-}
+using ::plrank::testing::Eventually;
 
 void WriteVersion(const std::string& base, int64_t version,
                   int32_t num_features) {

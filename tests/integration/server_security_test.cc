@@ -15,6 +15,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/listening_sockets.h"
 #include "tests/testing/subprocess.h"
 #include "tests/unit/server/server_process.h"
@@ -92,11 +93,7 @@ class ClientErrorsTest : public ::testing::Test {
     ASSERT_TRUE(server_->ok()) << server_->stderr_text();
     // The server listens before its first scan has loaded the models: poll
     // until version 1 answers (the deadline only bounds a failing run).
-    const auto give_up =
-        std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!Rank("web", 1).ok() && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    ::plrank::testing::Eventually([] { return Rank("web", 1).ok(); });
   }
   static void TearDownTestSuite() {
     delete server_;
