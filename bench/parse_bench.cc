@@ -30,6 +30,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/child_process.h"
 #include "bench/synthetic_letor_text.h"
+#include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
 
 #ifdef PLRANK_HAVE_XGBOOST
@@ -203,8 +204,12 @@ int Main() {
   }
   std::fputs(md.c_str(), stdout);
   if (const std::string out = absl::GetFlag(FLAGS_out); !out.empty()) {
-    std::ofstream file(out);
-    file << md;
+    if (const absl::Status status = WriteFileAtomically(out, md);
+        !status.ok()) {
+      std::fprintf(stderr, "plrank-bench-parse: %s\n",
+                   std::string(status.message()).c_str());
+      exit_code = 1;
+    }
   }
   if (generated && !absl::GetFlag(FLAGS_keep_file)) std::filesystem::remove(path, error);
   return exit_code;

@@ -31,6 +31,7 @@
 #include "bench/child_process.h"
 #include "bench/quality_report.h"
 #include "bench/quality_run.h"
+#include "core/data/file_io.h"
 
 ABSL_FLAG(std::string, sets, "mq2008,lightgbm,mslr,many_relevant,sparse,graded_ties",
           "data sets, comma-separated: mq2008 (5 folds), lightgbm (the "
@@ -47,7 +48,10 @@ ABSL_FLAG(std::string, systems, "lambdamart,xgb_ndcg,xgb_pairwise",
 ABSL_FLAG(std::string, candidate, "",
           "the system every other is tested against (default: the first "
           "PLRank variant)");
-ABSL_FLAG(int32_t, seeds, 3, "generated sets: data seeds 1..N");
+ABSL_FLAG(int32_t, seeds, 3, "generated sets: how many data seeds");
+ABSL_FLAG(int32_t, first_seed, 1,
+          "generated sets: the first data seed (seeds first..first+N-1); "
+          "tune variants on seeds other than the reported 1..3");
 ABSL_FLAG(int32_t, mq2008_folds, 5, "MQ2008: use the first N folds (1..5)");
 ABSL_FLAG(int32_t, gen_queries, 0,
           "generated sets: queries per seed (0: 1500, many_relevant 800)");
@@ -129,10 +133,10 @@ std::string GitCommit(const std::string& source_dir, const std::string& scratch)
 }
 
 bool WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (out) return true;
-  std::fprintf(stderr, "plrank-bench-quality: cannot write %s\n", path.c_str());
+  const absl::Status status = WriteFileAtomically(path, text);
+  if (status.ok()) return true;
+  std::fprintf(stderr, "plrank-bench-quality: %s\n",
+               std::string(status.message()).c_str());
   return false;
 }
 
@@ -160,6 +164,7 @@ int Main(int argc, char** argv) {
   if (config.data.bin_dir.empty()) config.data.bin_dir = ProgramDir();
   config.data.shared_data_dir = absl::GetFlag(FLAGS_shared_data);
   config.data.seeds = absl::GetFlag(FLAGS_seeds);
+  config.data.first_seed = absl::GetFlag(FLAGS_first_seed);
   config.data.mq2008_folds = absl::GetFlag(FLAGS_mq2008_folds);
   config.data.gen_queries = absl::GetFlag(FLAGS_gen_queries);
   config.trees = absl::GetFlag(FLAGS_trees);
@@ -174,8 +179,10 @@ int Main(int argc, char** argv) {
   config.progress = [](absl::string_view line) {
     std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
   };
-  if (config.data.seeds < 1 || config.leaves < 2 || config.num_threads < 1) {
-    std::fprintf(stderr, "plrank-bench-quality: --seeds >= 1, --leaves >= 2 "
+  if (config.data.seeds < 1 || config.data.first_seed < 1 ||
+      config.leaves < 2 || config.num_threads < 1) {
+    std::fprintf(stderr, "plrank-bench-quality: --seeds >= 1, --first_seed >= 1, "
+                         "--leaves >= 2 "
                          "and --num_threads >= 1 are required\n");
     return 2;
   }

@@ -100,12 +100,13 @@ absl::StatusOr<QualitySetData> Generated(absl::string_view regime,
                                          const std::string& work_dir) {
   QualitySetData set;
   set.generated = true;
+  const int last_seed = config.first_seed + config.seeds - 1;
   const int queries = config.gen_queries > 0 ? config.gen_queries
                                              : DefaultGeneratedQueries(regime);
   set.title = absl::StrCat("generated, regime ", regime, " (", queries,
-                           " queries per seed, 60% train / 20% test, seeds 1..",
-                           config.seeds, ")");
-  for (int seed = 1; seed <= config.seeds; ++seed) {
+                           " queries per seed, 60% train / 20% test, seeds ",
+                           config.first_seed, "..", last_seed, ")");
+  for (int seed = config.first_seed; seed <= last_seed; ++seed) {
     const std::string prefix = absl::StrCat(work_dir, "/", regime, ".", seed);
     std::string out;
     if (absl::Status status = RunOrFail(

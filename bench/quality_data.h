@@ -33,7 +33,8 @@ struct QualitySetData {
 struct QualityDataConfig {
   std::string shared_data_dir;  // holds MQ2008/, lightgbm-example/, make-folds.sh
   std::string bin_dir;          // holds plrank-datagen
-  int seeds = 3;                // generated sets: seeds 1..seeds
+  int seeds = 3;                // generated sets: this many seeds,
+  int first_seed = 1;           // first_seed .. first_seed + seeds - 1
   int mq2008_folds = 5;         // the first N folds
   int gen_queries = 0;          // 0 = each regime's default
 };

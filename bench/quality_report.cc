@@ -188,6 +188,7 @@ std::string QualityJson(const QualityConfig& config,
                       {"num_threads", config.num_threads},
                       {"jobs", config.jobs},
                       {"seeds", config.data.seeds},
+                      {"first_seed", config.data.first_seed},
                       {"significance_level", config.significance_level}};
   root["candidate"] = results.systems[results.candidate].name;
   root["systems"] = nlohmann::json::array();

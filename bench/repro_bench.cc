@@ -21,6 +21,7 @@
 #include "bench/repro_lib.h"
 #include "bench/repro_report.h"
 #include "bench/repro_systems.h"
+#include "core/data/file_io.h"
 
 ABSL_FLAG(std::string, folds_dir, "",
           "directory of Fold<N>/{train,test}.txt (make them with "
@@ -62,10 +63,10 @@ std::string DefaultBinDir() {
 }
 
 bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (out) return true;
-  std::fprintf(stderr, "plrank-repro: cannot write %s\n", path.c_str());
+  const absl::Status status = WriteFileAtomically(path, text);
+  if (status.ok()) return true;
+  std::fprintf(stderr, "plrank-repro: %s\n",
+               std::string(status.message()).c_str());
   return false;
 }
 

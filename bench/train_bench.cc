@@ -33,6 +33,7 @@
 #include "absl/strings/strip.h"
 #include "bench/child_process.h"
 #include "bench/score_evaluation.h"
+#include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
 
 ABSL_FLAG(std::string, folds_dir, "",
@@ -399,10 +400,10 @@ int Main() {
       Report(title, load, *systems, totals, static_cast<int>(folds->size()));
   std::fputs(report.c_str(), stdout);
   if (const std::string out = absl::GetFlag(FLAGS_out); !out.empty()) {
-    std::ofstream file(out);
-    file << report;
-    if (!file) {
-      std::fprintf(stderr, "plrank-bench-train: cannot write %s\n", out.c_str());
+    if (const absl::Status status = WriteFileAtomically(out, report);
+        !status.ok()) {
+      std::fprintf(stderr, "plrank-bench-train: %s\n",
+                   std::string(status.message()).c_str());
       exit_code = 1;
     }
   }

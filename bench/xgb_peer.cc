@@ -25,6 +25,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/xgb_call.h"
 #include "core/data/dataset.h"
+#include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
 
 ABSL_FLAG(std::string, train, "", "LETOR training file (required)");
@@ -133,14 +134,11 @@ absl::Status WriteScores(BoosterHandle booster, DMatrixHandle test,
     return absl::InternalError(absl::StrCat(
         "unexpected prediction shape (", dims, " dims) for ", expected, " rows"));
   }
-  std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(path.c_str(), "w"),
-                                            &std::fclose);
-  if (out == nullptr) return absl::InternalError("cannot create " + path);
+  std::string text;
   for (size_t i = 0; i < expected; ++i) {
-    std::fprintf(out.get(), "%.9g\n", result[i]);
+    absl::StrAppendFormat(&text, "%.9g\n", result[i]);
   }
-  if (std::fflush(out.get()) != 0) return absl::InternalError("write failed: " + path);
-  return absl::OkStatus();
+  return WriteFileAtomically(path, text);
 }
 
 absl::Status Run() {

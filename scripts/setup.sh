@@ -12,6 +12,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc prometheus-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev openssl
   liblbfgs-dev
+  libssl-dev   # plrank-server checks its TLS files with OpenSSL
 )
 if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
   packages+=(

@@ -11,9 +11,9 @@
 namespace plrank::server {
 namespace {
 
-// Per-thread buffers kept across requests of a server thread. A request
-// larger than this keeps its buffers only until the next request starts.
-constexpr size_t kRetainedRowFloats = size_t{4} << 20;  // 16 MiB
+// Score buffers larger than this (doubles) are freed at the next call on the
+// thread; the span returned by Score must stay valid until then.
+constexpr size_t kRetainedScores = size_t{1} << 16;
 
 struct ThreadBuffers {
   std::vector<float> rows;
@@ -35,9 +35,8 @@ std::string DocumentName(const v1::Document& document, size_t index,
 
 }  // namespace
 
-absl::Status DocumentToRow(const v1::Document& document, size_t index,
-                           absl::string_view context, absl::Span<float> row) {
-  const size_t num_features = row.size();
+absl::Status ValidateDocument(const v1::Document& document, size_t index,
+                              absl::string_view context, size_t num_features) {
   switch (document.features_case()) {
     case v1::Document::kDense: {
       const auto& values = document.dense().values();
@@ -53,7 +52,6 @@ absl::Status DocumentToRow(const v1::Document& document, size_t index,
               " is infinite (use NaN for a missing value)"));
         }
       }
-      std::memcpy(row.data(), values.data(), num_features * sizeof(float));
       return absl::OkStatus();
     }
     case v1::Document::kSparse: {
@@ -64,7 +62,6 @@ absl::Status DocumentToRow(const v1::Document& document, size_t index,
             DocumentName(document, index, context), ": ", indices.size(),
             " sparse indices but ", values.size(), " values"));
       }
-      std::fill(row.begin(), row.end(), 0.0f);
       int64_t previous = -1;
       for (int i = 0; i < indices.size(); ++i) {
         const uint32_t feature = indices[i];
@@ -85,7 +82,6 @@ absl::Status DocumentToRow(const v1::Document& document, size_t index,
               DocumentName(document, index, context), ": feature ", feature,
               " is infinite (use NaN for a missing value)"));
         }
-        row[feature] = values[i];
         previous = feature;
       }
       return absl::OkStatus();
@@ -98,34 +94,63 @@ absl::Status DocumentToRow(const v1::Document& document, size_t index,
                    ": no features (set dense or sparse)"));
 }
 
+void FillRow(const v1::Document& document, absl::Span<float> row) {
+  if (document.features_case() == v1::Document::kDense) {
+    std::memcpy(row.data(), document.dense().values().data(),
+                row.size() * sizeof(float));
+    return;
+  }
+  std::fill(row.begin(), row.end(), 0.0f);
+  const auto& indices = document.sparse().indices();
+  const auto& values = document.sparse().values();
+  for (int i = 0; i < indices.size() && indices[i] < row.size(); ++i) {
+    row[indices[i]] = values[i];
+  }
+}
+
 absl::StatusOr<absl::Span<const double>> DocumentScorer::Score(
     const ForestScorer& scorer, const Documents& documents,
     absl::string_view context, InterruptCheck interrupted) {
   ThreadBuffers& buffers = Buffers();
-  if (buffers.rows.size() > kRetainedRowFloats) {
-    std::vector<float>().swap(buffers.rows);
+  if (buffers.scores.size() > kRetainedScores) {
     std::vector<double>().swap(buffers.scores);
   }
   const size_t num_docs = static_cast<size_t>(documents.size());
-  const size_t width = static_cast<size_t>(scorer.num_features());
-  if (buffers.rows.size() < num_docs * width) {
-    buffers.rows.resize(num_docs * width);
+  const size_t num_features = static_cast<size_t>(scorer.num_features());
+  for (size_t i = 0; i < num_docs; ++i) {
+    absl::Status status = ValidateDocument(documents[static_cast<int>(i)], i,
+                                           context, num_features);
+    if (!status.ok()) return status;
+  }
+  // Rows are `width` floats (what the model reads), laid out `stride`
+  // apart: a model that reads no feature still gets a non-empty buffer.
+  const size_t width = static_cast<size_t>(scorer.row_width());
+  const size_t stride = std::max<size_t>(width, 1);
+  const size_t chunk_docs =
+      std::clamp<size_t>(kChunkRowFloats / stride, 1, kChunkDocs);
+  if (buffers.rows.size() < std::min(chunk_docs, num_docs) * stride) {
+    buffers.rows.resize(std::min(chunk_docs, num_docs) * stride);
   }
   if (buffers.scores.size() < num_docs) buffers.scores.resize(num_docs);
-  for (size_t i = 0; i < num_docs; ++i) {
-    absl::Status status = DocumentToRow(
-        documents[static_cast<int>(i)], i, context,
-        absl::MakeSpan(buffers.rows.data() + i * width, width));
-    if (!status.ok()) return status;
+  absl::Status status = absl::OkStatus();
+  for (size_t begin = 0; begin < num_docs && status.ok();
+       begin += chunk_docs) {
+    status = interrupted();
+    if (!status.ok()) break;
+    const size_t count = std::min(chunk_docs, num_docs - begin);
+    for (size_t i = 0; i < count; ++i) {
+      FillRow(documents[static_cast<int>(begin + i)],
+              absl::MakeSpan(buffers.rows.data() + i * stride, width));
+    }
+    scorer.Score(absl::MakeConstSpan(buffers.rows.data(), count * stride),
+                 count, absl::MakeSpan(buffers.scores.data() + begin, count),
+                 stride);
   }
-  for (size_t begin = 0; begin < num_docs; begin += kChunkDocs) {
-    absl::Status status = interrupted();
-    if (!status.ok()) return status;
-    const size_t count = std::min(kChunkDocs, num_docs - begin);
-    scorer.Score(absl::MakeConstSpan(buffers.rows.data() + begin * width,
-                                     count * width),
-                 count, absl::MakeSpan(buffers.scores.data() + begin, count));
+  // Only a model wider than a chunk grows the row buffer past it.
+  if (buffers.rows.capacity() > kChunkRowFloats) {
+    std::vector<float>().swap(buffers.rows);
   }
+  if (!status.ok()) return status;
   return absl::MakeConstSpan(buffers.scores.data(), num_docs);
 }
 

@@ -19,17 +19,23 @@ using Documents = google::protobuf::RepeatedPtrField<v1::Document>;
 // DEADLINE_EXCEEDED) when the client gave up.
 using InterruptCheck = absl::FunctionRef<absl::Status()>;
 
-// Scores documents with no per-document heap allocation: rows are converted
-// into a per-thread buffer that only grows (and is released after a very
-// large request), then scored in chunks with an interrupt check between
-// chunks.
+// Scores documents with no per-document heap allocation. All documents are
+// validated first; then rows are converted into a per-thread buffer and
+// scored chunk by chunk, with an interrupt check before each chunk. Rows
+// hold only the features the model reads (ForestScorer::row_width) and a
+// chunk holds at most kChunkRowFloats of them (at least one document), so
+// the buffer stays small whatever the request's size or the model's
+// declared width; a buffer grown beyond that for one very wide row is freed
+// before Score returns.
 class DocumentScorer {
  public:
-  // Documents scored between two interrupt checks.
+  // Most documents scored between two interrupt checks.
   static constexpr size_t kChunkDocs = 4096;
+  // Most row floats converted at once (1 MiB).
+  static constexpr size_t kChunkRowFloats = size_t{1} << 18;
 
-  // Validates `documents` against `num_features` and scores them into
-  // the returned span (valid until the next call on this thread).
+  // Validates `documents` against the model's feature count and scores them
+  // into the returned span (valid until the next call on this thread).
   // INVALID_ARGUMENT, naming `context` and the document, when a document has
   // no features, a dense vector of the wrong length, sparse indices not
   // strictly increasing or >= num_features, index/value counts that differ,
@@ -39,10 +45,14 @@ class DocumentScorer {
       absl::string_view context, InterruptCheck interrupted);
 };
 
-// Fills `row` (num_features floats) from `document`, validating it; see
+// Checks `document` against a model of `num_features` features; see
 // DocumentScorer::Score for the rules.
-absl::Status DocumentToRow(const v1::Document& document, size_t index,
-                           absl::string_view context, absl::Span<float> row);
+absl::Status ValidateDocument(const v1::Document& document, size_t index,
+                              absl::string_view context, size_t num_features);
+
+// Fills `row` with the first row.size() features of a validated document
+// (absent sparse features are 0).
+void FillRow(const v1::Document& document, absl::Span<float> row);
 
 }  // namespace plrank::server
 

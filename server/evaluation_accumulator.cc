@@ -4,7 +4,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/data/letor_tokens.h"
 #include "core/metrics/evaluation.h"
 
 namespace plrank::server {
@@ -74,13 +73,13 @@ absl::Status EvaluationAccumulator::AddQueries(
           "more than ", limits_.max_evaluate_documents,
           " documents in one evaluation; evaluate in parts"));
     }
+    // The CLIs' limit (core/data/dataset.h): beyond it 2^label - 1 gains
+    // overflow and every metric of the request turns NaN.
     for (int i = 0; i < query.labels_size(); ++i) {
-      // The reader's label limit: above it the gains 2^label - 1 lose
-      // precision, and past 1023 they overflow and every metric is NaN.
-      if (query.labels(i) < 0 || query.labels(i) > letor_internal::kMaxLabel) {
+      if (query.labels(i) < 0 || query.labels(i) > kMaxLabel) {
         return absl::InvalidArgumentError(absl::StrCat(
             context, "document ", i, ": label ", query.labels(i),
-            " is outside 0..", letor_internal::kMaxLabel));
+            " outside 0..", kMaxLabel));
       }
     }
     absl::StatusOr<absl::Span<const double>> scores = DocumentScorer::Score(
@@ -100,7 +99,22 @@ absl::Status EvaluationAccumulator::Finish(
   if (data_.num_queries() == 0) {
     return absl::InvalidArgumentError("no queries to evaluate");
   }
+  if (options_.empty_query == EmptyQueryNdcg::kSkip && data_.max_label() == 0) {
+    // Every query would be skipped: the means would be NaN.
+    return absl::InvalidArgumentError(
+        "skip_empty_queries is set and no query has a label above 0, so no "
+        "query is left to average");
+  }
   const EvaluationReport report = Evaluate(data_, scores_, specs_, options_);
+  // Labels in range and finite scores keep every metric finite; a NaN must
+  // never reach a client as a metric value.
+  for (size_t m = 0; m < specs_.size(); ++m) {
+    if (!std::isfinite(report.means[m])) {
+      return absl::InternalError(absl::StrCat(
+          "metric ", specs_[m].Name(), " is not finite (", report.means[m],
+          ")"));
+    }
+  }
   response->set_model_name(version.model());
   response->set_model_version(version.version());
   response->set_query_count(static_cast<uint32_t>(data_.num_queries()));

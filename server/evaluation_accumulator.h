@@ -27,15 +27,17 @@ class EvaluationAccumulator {
   static absl::StatusOr<EvaluationAccumulator> Create(
       const v1::EvaluateRequest& first, const RequestLimits& limits);
 
-  // Validates (query non-empty, one label >= 0 per document, documents
-  // matching the model, limits) and scores the queries of `request`.
+  // Validates (query non-empty, one label in [0, kMaxLabel] per document,
+  // documents matching the model, limits) and scores the queries of
+  // `request`. A bad label is INVALID_ARGUMENT naming query and document.
   absl::Status AddQueries(const ServableVersion& version,
                           const v1::EvaluateRequest& request,
                           InterruptCheck interrupted);
 
   uint64_t num_documents() const { return data_.labels.size(); }
 
-  // INVALID_ARGUMENT when no query was added.
+  // INVALID_ARGUMENT when no query was added, or when skip_empty_queries
+  // leaves no query (no label above 0). Every metric value is finite.
   absl::Status Finish(const ServableVersion& version,
                       v1::EvaluateResponse* response) const;
 

@@ -92,6 +92,8 @@ absl::StatusOr<std::vector<ModelOnDisk>> ScanRepository(
                          : DefaultVersionPolicy();
       model.labels.insert(model_config.version_labels().begin(),
                           model_config.version_labels().end());
+      model.allow_incompatible_promotion =
+          model_config.allow_incompatible_promotion();
       models.push_back(std::move(model));
     }
   } else {

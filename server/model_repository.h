@@ -37,6 +37,8 @@ struct ModelOnDisk {
   std::string directory;
   v1::VersionPolicy policy;
   std::map<std::string, int64_t> labels;
+  // ModelConfig.allow_incompatible_promotion (false without a config).
+  bool allow_incompatible_promotion = false;
   std::vector<VersionOnDisk> versions;  // ascending by version
   // Set when the model's directory could not be listed (it stays a model,
   // with no versions).

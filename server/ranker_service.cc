@@ -1,8 +1,10 @@
 #include "server/ranker_service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -50,9 +52,12 @@ class RequestRecord {
   void SetModel(const std::string& name, bool known) {
     model_ = known ? name : "_unknown";
   }
-  void SetVersion(const ServableVersion& version) {
-    model_ = version.model();
-    version_ = version.version_string();
+  // Holds the version until the request is recorded: a retired version is
+  // released (and its metric series dropped) only after its last record.
+  void SetVersion(std::shared_ptr<const ServableVersion> version) {
+    model_ = version->model();
+    version_ = version->version_string();
+    held_ = std::move(version);
   }
   void SetDocuments(uint64_t documents) { documents_ = documents; }
   grpc::Status Finish(const absl::Status& status) {
@@ -68,6 +73,7 @@ class RequestRecord {
   std::string version_;
   uint64_t documents_ = 0;
   absl::StatusCode code_ = absl::StatusCode::kUnknown;
+  std::shared_ptr<const ServableVersion> held_;
 };
 
 absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
@@ -75,15 +81,33 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
     RequestRecord* record) {
   record->SetModel(spec.name(), snapshot.models.count(spec.name()) > 0);
   auto version = snapshot.Resolve(spec);
-  if (version.ok()) record->SetVersion(**version);
+  if (version.ok()) record->SetVersion(*version);
   return version;
 }
 
 }  // namespace
 
 RankerService::RankerService(VersionManager* manager, ServerMetrics* metrics,
-                             RequestLimits limits)
-    : manager_(manager), metrics_(metrics), limits_(limits) {}
+                             RequestLimits limits, AdminAccessPolicy admin,
+                             MemoryReleaser* releaser)
+    : manager_(manager),
+      metrics_(metrics),
+      limits_(limits),
+      admin_(std::move(admin)),
+      releaser_(releaser) {}
+
+namespace {
+
+// Feature values a request carried (documents x the model's width): what
+// its message and buffers cost.
+void NoteSize(MemoryReleaser* releaser, const ServableVersion& version,
+              uint64_t documents) {
+  if (releaser == nullptr) return;
+  releaser->NoteRequest(documents * static_cast<uint64_t>(std::max(
+                                        version.scorer().num_features(), 1)));
+}
+
+}  // namespace
 
 grpc::Status RankerService::Rank(grpc::ServerContext* context,
                                  const v1::RankRequest* request,
@@ -97,6 +121,8 @@ grpc::Status RankerService::Rank(grpc::ServerContext* context,
   absl::Status status = RankDocuments(
       **version, *request, limits_, [context] { return CheckClient(context); },
       response);
+  NoteSize(releaser_, **version,
+           static_cast<uint64_t>(request->documents_size()));
   if (status.ok() && metrics_ != nullptr) {
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
                             absl::ToDoubleSeconds(absl::Now() - start));
@@ -117,6 +143,7 @@ grpc::Status RankerService::Evaluate(grpc::ServerContext* context,
   absl::Status status = accumulator->AddQueries(
       **version, *request, [context] { return CheckClient(context); });
   record.SetDocuments(accumulator->num_documents());
+  NoteSize(releaser_, **version, accumulator->num_documents());
   if (status.ok()) status = accumulator->Finish(**version, response);
   if (status.ok() && metrics_ != nullptr) {
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
@@ -152,6 +179,7 @@ grpc::Status RankerService::EvaluateStream(
   } while (status.ok() && reader->Read(&message));
   if (status.ok()) status = CheckClient(context);
   record.SetDocuments(accumulator->num_documents());
+  NoteSize(releaser_, **version, accumulator->num_documents());
   if (status.ok()) status = accumulator->Finish(**version, response);
   if (status.ok() && metrics_ != nullptr) {
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
@@ -164,6 +192,11 @@ grpc::Status RankerService::GetModelStatus(
     grpc::ServerContext* context, const v1::GetModelStatusRequest* request,
     v1::GetModelStatusResponse* response) {
   RequestRecord record(metrics_, "GetModelStatus");
+  if (absl::Status access =
+          CheckAdminAccess(admin_, *context, "GetModelStatus");
+      !access.ok()) {
+    return record.Finish(access);
+  }
   std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   auto it = snapshot->models.find(request->name());
   record.SetModel(request->name(), it != snapshot->models.end());
@@ -179,6 +212,10 @@ grpc::Status RankerService::ListModels(grpc::ServerContext* context,
                                        const v1::ListModelsRequest* request,
                                        v1::ListModelsResponse* response) {
   RequestRecord record(metrics_, "ListModels");
+  if (absl::Status access = CheckAdminAccess(admin_, *context, "ListModels");
+      !access.ok()) {
+    return record.Finish(access);
+  }
   std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   for (const auto& [name, model] : snapshot->models) {
     *response->add_models() = model.status;
@@ -190,6 +227,10 @@ grpc::Status RankerService::ReloadModels(
     grpc::ServerContext* context, const v1::ReloadModelsRequest* request,
     v1::ReloadModelsResponse* response) {
   RequestRecord record(metrics_, "ReloadModels");
+  if (absl::Status access = CheckAdminAccess(admin_, *context, "ReloadModels");
+      !access.ok()) {
+    return record.Finish(access);
+  }
   const ScanSummary summary = manager_->Scan();
   if (!summary.status.ok()) {
     // The repository (or config) could not be read; nothing changed.

@@ -3,6 +3,8 @@
 
 #include "grpcpp/grpcpp.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "server/admin_access.h"
+#include "server/memory_releaser.h"
 #include "server/request_limits.h"
 #include "server/server_metrics.h"
 #include "server/version_manager.h"
@@ -12,11 +14,17 @@ namespace plrank::server {
 // plrank.v1.Ranker over a VersionManager (sync API: each RPC runs on a gRPC
 // server thread). Every RPC resolves its model version once from the current
 // snapshot and holds it to the end, checks the client's deadline/cancellation
-// before and during scoring, and is recorded in `metrics` (optional).
+// before and during scoring, and is recorded in `metrics` (optional). The
+// admin RPCs (GetModelStatus, ListModels, ReloadModels) answer
+// PERMISSION_DENIED to callers `admin` does not let in. Errors of Rank and
+// Evaluate name no file and no other model than the requested one. Large
+// Rank/Evaluate requests are reported to `releaser` (optional), which returns
+// their memory to the system once they are freed.
 class RankerService final : public v1::Ranker::Service {
  public:
   RankerService(VersionManager* manager, ServerMetrics* metrics,
-                RequestLimits limits);
+                RequestLimits limits, AdminAccessPolicy admin = {},
+                MemoryReleaser* releaser = nullptr);
 
   grpc::Status Rank(grpc::ServerContext* context,
                     const v1::RankRequest* request,
@@ -42,6 +50,8 @@ class RankerService final : public v1::Ranker::Service {
   VersionManager* const manager_;
   ServerMetrics* const metrics_;
   const RequestLimits limits_;
+  const AdminAccessPolicy admin_;
+  MemoryReleaser* const releaser_;
 };
 
 }  // namespace plrank::server

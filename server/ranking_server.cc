@@ -5,9 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -20,14 +18,15 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
-#include "grpcpp/security/server_credentials.h"
 #include "prometheus/exposer.h"
 #include "server/health_reporter.h"
+#include "server/memory_releaser.h"
 #include "server/process_metrics.h"
 #include "server/ranker_service.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
 #include "server/structured_log.h"
+#include "server/tls_credentials.h"
 #include "server/version_manager.h"
 
 #ifndef PLRANK_VERSION
@@ -41,48 +40,6 @@ std::string HostPort(const std::string& host, int port) {
   const bool ipv6 = host.find(':') != std::string::npos;
   return ipv6 ? absl::StrCat("[", host, "]:", port)
               : absl::StrCat(host, ":", port);
-}
-
-absl::StatusOr<std::string> ReadTextFile(const std::string& path,
-                                         const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(what, " ", path,
-                                            ": cannot be opened"));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
-    const ServerOptions& options) {
-  if (options.tls_cert_file.empty() && options.tls_key_file.empty()) {
-    if (!options.tls_ca_file.empty()) {
-      return absl::InvalidArgumentError(
-          "--tls_ca_file needs --tls_cert_file and --tls_key_file");
-    }
-    return grpc::InsecureServerCredentials();
-  }
-  if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
-    return absl::InvalidArgumentError(
-        "TLS needs both --tls_cert_file and --tls_key_file");
-  }
-  auto cert = ReadTextFile(options.tls_cert_file, "TLS certificate");
-  if (!cert.ok()) return cert.status();
-  auto key = ReadTextFile(options.tls_key_file, "TLS key");
-  if (!key.ok()) return key.status();
-  grpc::SslServerCredentialsOptions ssl(
-      options.tls_ca_file.empty()
-          ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-          : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  if (!options.tls_ca_file.empty()) {
-    auto ca = ReadTextFile(options.tls_ca_file, "TLS CA");
-    if (!ca.ok()) return ca.status();
-    ssl.pem_root_certs = *ca;
-  }
-  ssl.pem_key_cert_pairs.push_back({*key, *cert});
-  return grpc::SslServerCredentials(ssl);
 }
 
 // Scans at once, then every interval until `stop`.
@@ -106,6 +63,7 @@ absl::Status RunServer(const ServerOptions& options) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  MemoryReleaser::ConfigureAllocator();
 
   std::error_code error;
   if (options.model_base_path.empty() ||
@@ -118,14 +76,16 @@ absl::Status RunServer(const ServerOptions& options) {
     auto config = LoadServerConfig(options.model_config_file);
     if (!config.ok()) return config.status();
   }
-  auto credentials = Credentials(options);
+  auto credentials = MakeServerCredentials(
+      {options.tls_cert_file, options.tls_key_file, options.tls_ca_file});
   if (!credentials.ok()) return credentials.status();
 
   ServerMetrics metrics(PLRANK_VERSION);
   auto process_metrics = std::make_shared<ProcessMetrics>();
   std::unique_ptr<prometheus::Exposer> exposer;
   if (options.metrics_port >= 0) {
-    const std::string address = HostPort(options.host, options.metrics_port);
+    const std::string address =
+        HostPort(options.metrics_host, options.metrics_port);
     try {  // prometheus-cpp reports a failed bind by throwing
       exposer = std::make_unique<prometheus::Exposer>(address, 2);
     } catch (const std::exception& e) {
@@ -138,7 +98,9 @@ absl::Status RunServer(const ServerOptions& options) {
 
   VersionManager manager({options.model_base_path, options.model_config_file,
                           &metrics});
-  RankerService service(&manager, &metrics, options.limits);
+  MemoryReleaser releaser;
+  RankerService service(&manager, &metrics, options.limits, options.admin,
+                        &releaser);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -147,6 +109,11 @@ absl::Status RunServer(const ServerOptions& options) {
   const std::string address = HostPort(options.host, options.port);
   builder.AddListeningPort(address, *credentials, &selected_port);
   builder.RegisterService(&service);
+  // Without SO_REUSEPORT gRPC opens exactly the announced socket: with it,
+  // gRPC clones the listener for each of its completion queues, and for
+  // --port=0 the clones bound other random ports nobody was told about. It
+  // also keeps another process of the same user from sharing the port.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   if (options.num_threads > 0) {
@@ -165,12 +132,19 @@ absl::Status RunServer(const ServerOptions& options) {
   std::printf("listening on %s\n", HostPort(options.host, selected_port).c_str());
   if (exposer != nullptr) {
     std::printf("metrics on %s\n",
-                HostPort(options.host, exposer->GetListeningPorts().at(0))
+                HostPort(options.metrics_host,
+                         exposer->GetListeningPorts().at(0))
                     .c_str());
   }
   std::fflush(stdout);
   LogEvent("info", "server_started",
            {{"address", HostPort(options.host, selected_port)},
+            {"metrics_address",
+             exposer == nullptr
+                 ? std::string("off")
+                 : HostPort(options.metrics_host,
+                            exposer->GetListeningPorts().at(0))},
+            {"admin_rpcs", options.admin.from_any ? "any" : "loopback"},
             {"model_base_path", options.model_base_path},
             {"config", options.model_config_file},
             {"version", PLRANK_VERSION}});

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "server/admin_access.h"
 #include "server/request_limits.h"
 
 namespace plrank::server {
@@ -12,9 +13,14 @@ namespace plrank::server {
 struct ServerOptions {
   std::string model_base_path;
   std::string model_config_file;  // optional
-  std::string host = "0.0.0.0";
+  // gRPC address. Loopback unless told otherwise: exposing the port is a
+  // deployment decision (the image and the manifests pass 0.0.0.0).
+  std::string host = "127.0.0.1";
   int32_t port = 8500;            // 0 = any free port (printed)
+  // /metrics has its own address: it is plain HTTP even when gRPC is mTLS.
+  std::string metrics_host = "127.0.0.1";
   int32_t metrics_port = 9400;    // 0 = any free port, < 0 = no /metrics
+  AdminAccessPolicy admin;        // who may call the admin RPCs
   double poll_interval_seconds = 5.0;  // <= 0: scan once, then on Reload only
   RequestLimits limits;
   int32_t max_message_bytes = 64 << 20;
@@ -33,8 +39,9 @@ struct ServerOptions {
 // health goes NOT_SERVING and polling stops; after lame_duck_seconds (still
 // serving), new RPCs are refused and RPCs in flight get up to drain_seconds
 // to finish. (gRPC fails calls that race the refusal with UNAVAILABLE or
-// CANCELLED; they never started, so clients may retry them elsewhere.) Prints "listening on HOST:PORT"
-// and "metrics on HOST:PORT" on stdout once serving. Must be called before
+// CANCELLED; they never started, so clients may retry them elsewhere.)
+// Prints "listening on HOST:PORT" and "metrics on METRICS_HOST:PORT" on
+// stdout once serving; those are its only listening sockets. Must be called before
 // any other thread is started (it blocks the two signals process-wide).
 // Returns an error when the server cannot start.
 absl::Status RunServer(const ServerOptions& options);

@@ -1,9 +1,10 @@
 #include "server/servable_version.h"
 
+#include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,27 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "core/data/file_io.h"
 #include "core/model/model_io.h"
 #include "plrank/v1/model.pb.h"
 #include "server/structured_log.h"
 
 namespace plrank::server {
 namespace {
-
-absl::StatusOr<std::string> ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("model file ", path, ": cannot be opened"));
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    return absl::DataLossError(
-        absl::StrCat("model file ", path, ": read error"));
-  }
-  return std::move(buffer).str();
-}
 
 // Latest recorded metrics, "train ndcg@10" / "valid ndcg@10", taken at the
 // best iteration when one is recorded.
@@ -48,16 +35,25 @@ void AddTrainingMetrics(const Ensemble& model, v1::ModelMetadata* metadata) {
   for (const auto& [name, value] : chosen->valid) out["valid " + name] = value;
 }
 
+// Floats of the warm-up batch: enough for a full block of documents plus a
+// remainder on ordinary models, and only a few rows on very wide ones.
+constexpr size_t kWarmUpFloats = size_t{1} << 20;
+
 absl::Status WarmUp(const ForestScorer& scorer, const std::string& path) {
-  constexpr size_t kRows = ForestScorer::kBlockDocs + 1;
-  const size_t width = static_cast<size_t>(scorer.num_features());
-  std::vector<float> rows(kRows * width, 0.0f);
+  // Rows are only as wide as the features the model reads (row_width), not
+  // the count it declares: a model file is untrusted input.
+  const size_t width = static_cast<size_t>(scorer.row_width());
+  const size_t stride = std::max<size_t>(width, 1);
+  const size_t rows_count = std::clamp<size_t>(kWarmUpFloats / stride, 2,
+                                               ForestScorer::kBlockDocs + 1);
+  std::vector<float> rows(rows_count * stride, 0.0f);
   // The last row is all-missing: exercises every default direction.
   for (size_t f = 0; f < width; ++f) {
-    rows[(kRows - 1) * width + f] = std::numeric_limits<float>::quiet_NaN();
+    rows[(rows_count - 1) * stride + f] =
+        std::numeric_limits<float>::quiet_NaN();
   }
-  std::vector<double> scores(kRows);
-  scorer.Score(rows, kRows, absl::MakeSpan(scores));
+  std::vector<double> scores(rows_count);
+  scorer.Score(rows, rows_count, absl::MakeSpan(scores), stride);
   for (double score : scores) {
     if (!std::isfinite(score)) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -67,31 +63,21 @@ absl::Status WarmUp(const ForestScorer& scorer, const std::string& path) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-ServableVersion::ServableVersion(std::string model, int64_t version,
-                                 std::string model_file, ForestScorer scorer,
-                                 v1::ModelMetadata metadata,
-                                 int64_t loaded_unix_seconds)
-    : model_(std::move(model)),
-      version_(version),
-      version_string_(absl::StrCat(version)),
-      model_file_(std::move(model_file)),
-      scorer_(std::move(scorer)),
-      metadata_(std::move(metadata)),
-      loaded_unix_seconds_(loaded_unix_seconds) {}
-
-ServableVersion::~ServableVersion() {
-  LogEvent("info", "version_released",
-           {{"model", model_}, {"version", version_string_}});
+const char* TransformName(ScoreTransform transform) {
+  switch (transform) {
+    case ScoreTransform::kIdentity:
+      return "identity";
+    case ScoreTransform::kExpectedRelevance:
+      return "expected_relevance";
+  }
+  return "unknown";
 }
 
-absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadServableVersion(
-    const std::string& model, int64_t version, const std::string& model_file) {
-  absl::StatusOr<std::string> bytes = ReadBytes(model_file);
-  if (!bytes.ok()) return bytes.status();
+absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
+    const std::string& model, int64_t version, const std::string& model_file,
+    const std::string& bytes, ServableVersion::ReleaseHook on_release) {
   absl::StatusOr<Ensemble> ensemble =
-      ParseModel(*bytes, absl::StrCat("model file ", model_file));
+      ParseModel(bytes, absl::StrCat("model file ", model_file));
   if (!ensemble.ok()) return ensemble.status();
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*ensemble);
   if (!scorer.ok()) {
@@ -107,17 +93,115 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadServableVersion(
   metadata.set_num_trees(static_cast<uint32_t>(ensemble->trees.size()));
   metadata.set_num_features(static_cast<uint32_t>(ensemble->num_features));
   metadata.set_num_outputs(static_cast<uint32_t>(ensemble->num_outputs));
+  metadata.set_score_transform(TransformName(ensemble->transform));
   metadata.set_has_linear_weights(!ensemble->linear_weights.empty());
   metadata.set_created_unix_seconds(ensemble->created_unix_seconds);
-  metadata.set_file_bytes(bytes->size());
+  metadata.set_file_bytes(bytes.size());
   v1::ModelFile envelope;  // parsed already by ParseModel; cannot fail here
-  if (envelope.ParseFromString(*bytes)) {
+  if (envelope.ParseFromString(bytes)) {
     metadata.set_checksum(absl::StrFormat("%016x", envelope.checksum()));
   }
   AddTrainingMetrics(*ensemble, &metadata);
   return std::make_shared<const ServableVersion>(
       model, version, model_file, *std::move(scorer), std::move(metadata),
-      absl::ToUnixSeconds(absl::Now()));
+      absl::ToUnixSeconds(absl::Now()), std::move(on_release));
+}
+
+absl::Status OutOfMemory(const std::string& model_file, const char* what) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "model file ", model_file, ": out of memory while loading (", what,
+      "); the model is too large for this server's memory limit"));
+}
+
+}  // namespace
+
+ServableVersion::ServableVersion(std::string model, int64_t version,
+                                 std::string model_file, ForestScorer scorer,
+                                 v1::ModelMetadata metadata,
+                                 int64_t loaded_unix_seconds,
+                                 ReleaseHook on_release)
+    : model_(std::move(model)),
+      version_(version),
+      version_string_(absl::StrCat(version)),
+      model_file_(std::move(model_file)),
+      scorer_(std::move(scorer)),
+      metadata_(std::move(metadata)),
+      loaded_unix_seconds_(loaded_unix_seconds),
+      on_release_(std::move(on_release)) {}
+
+ServableVersion::~ServableVersion() {
+  LogEvent("info", "version_released",
+           {{"model", model_}, {"version", version_string_}});
+  if (on_release_) on_release_(*this);
+}
+
+absl::Status CheckCompatible(const v1::ModelMetadata& serving,
+                             const v1::ModelMetadata& candidate,
+                             std::string* reason) {
+  std::string label;
+  std::string detail;
+  if (candidate.num_features() != serving.num_features()) {
+    label = "num_features";
+    detail = absl::StrCat("it takes ", candidate.num_features(),
+                          " features per document, the serving version ",
+                          serving.num_features());
+  } else if (candidate.num_outputs() != serving.num_outputs()) {
+    label = "num_outputs";
+    detail = absl::StrCat("it has ", candidate.num_outputs(),
+                          " outputs, the serving version ",
+                          serving.num_outputs());
+  } else if (candidate.score_transform() != serving.score_transform()) {
+    label = "score_transform";
+    detail = absl::StrCat("its scores are '", candidate.score_transform(),
+                          "', the serving version's '",
+                          serving.score_transform(), "'");
+  } else {
+    return absl::OkStatus();
+  }
+  if (reason != nullptr) *reason = label;
+  return absl::FailedPreconditionError(detail);
+}
+
+absl::StatusOr<std::shared_ptr<const ServableVersion>>
+LoadServableVersionFromBytes(const std::string& model, int64_t version,
+                             const std::string& model_file,
+                             const std::string& bytes,
+                             ServableVersion::ReleaseHook on_release) {
+  // The load boundary: whatever the file declares, allocation failures end
+  // here as a FAILED version instead of terminating the server.
+  try {
+    return LoadUnguarded(model, version, model_file, bytes,
+                         std::move(on_release));
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory(model_file, "allocation failed");
+  } catch (const std::length_error&) {
+    return OutOfMemory(model_file, "size beyond what can be allocated");
+  }
+}
+
+absl::StatusOr<std::string> ReadModelFileBytes(const std::string& model_file) {
+  absl::StatusOr<std::string> bytes;
+  try {
+    bytes = ReadWholeFile(model_file);
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory(model_file, "reading the file");
+  } catch (const std::length_error&) {
+    return OutOfMemory(model_file, "reading the file");
+  }
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrCat("model file ", bytes.status().message()));
+  }
+  return bytes;
+}
+
+absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadServableVersion(
+    const std::string& model, int64_t version, const std::string& model_file,
+    ServableVersion::ReleaseHook on_release) {
+  absl::StatusOr<std::string> bytes = ReadModelFileBytes(model_file);
+  if (!bytes.ok()) return bytes.status();
+  return LoadServableVersionFromBytes(model, version, model_file, *bytes,
+                                      std::move(on_release));
 }
 
 }  // namespace plrank::server

@@ -2,6 +2,7 @@
 #define PLRANK_SERVER_SERVABLE_VERSION_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,9 +18,12 @@ namespace plrank::server {
 // destructor logs event=version_released).
 class ServableVersion {
  public:
+  // Called from the destructor, i.e. when the last holder lets go.
+  using ReleaseHook = std::function<void(const ServableVersion&)>;
+
   ServableVersion(std::string model, int64_t version, std::string model_file,
                   ForestScorer scorer, v1::ModelMetadata metadata,
-                  int64_t loaded_unix_seconds);
+                  int64_t loaded_unix_seconds, ReleaseHook on_release = {});
   ~ServableVersion();
   ServableVersion(const ServableVersion&) = delete;
   ServableVersion& operator=(const ServableVersion&) = delete;
@@ -40,14 +44,40 @@ class ServableVersion {
   ForestScorer scorer_;
   v1::ModelMetadata metadata_;
   int64_t loaded_unix_seconds_;
+  ReleaseHook on_release_;
 };
 
+// Whether `candidate` can replace `serving` as the default without breaking
+// its clients: same feature count, number of outputs and score transform.
+// OK, or FAILED_PRECONDITION whose message says what differs in words an
+// RPC client understands; `reason` (optional) gets a short label for
+// metrics: "num_features", "num_outputs" or "score_transform".
+absl::Status CheckCompatible(const v1::ModelMetadata& serving,
+                             const v1::ModelMetadata& candidate,
+                             std::string* reason = nullptr);
+
 // Reads `model_file`, parses and validates it (format version, checksum,
-// structure), flattens it for scoring and warms it up by scoring a dummy
-// batch (all-zero and all-missing rows) whose scores must be finite. Any
-// failure returns an error naming the file; nothing is half-loaded.
+// structure, declared sizes), flattens it for scoring and warms it up by
+// scoring a dummy batch (all-zero and all-missing rows, only as wide as the
+// features the model reads) whose scores must be finite. The file is
+// untrusted input: any failure, running out of memory included, returns an
+// error naming the file (RESOURCE_EXHAUSTED for memory); nothing is
+// half-loaded and nothing aborts.
 absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadServableVersion(
-    const std::string& model, int64_t version, const std::string& model_file);
+    const std::string& model, int64_t version, const std::string& model_file,
+    ServableVersion::ReleaseHook on_release = {});
+
+// The bytes of a model file; errors name the file, and running out of
+// memory is RESOURCE_EXHAUSTED.
+absl::StatusOr<std::string> ReadModelFileBytes(const std::string& model_file);
+
+// The same from the file's bytes, already read; `model_file` names it in
+// errors and status.
+absl::StatusOr<std::shared_ptr<const ServableVersion>>
+LoadServableVersionFromBytes(const std::string& model, int64_t version,
+                             const std::string& model_file,
+                             const std::string& bytes,
+                             ServableVersion::ReleaseHook on_release = {});
 
 }  // namespace plrank::server
 

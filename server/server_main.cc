@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -15,11 +16,23 @@ ABSL_FLAG(std::string, model_base_path, "",
 ABSL_FLAG(std::string, model_config_file, "",
           "Optional plrank.v1.ServerConfig in text format (models, version "
           "policies, labels); re-read at every scan");
-ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
+ABSL_FLAG(std::string, host, "127.0.0.1",
+          "gRPC address to listen on; 0.0.0.0 (or ::) = every interface");
 ABSL_FLAG(int32_t, port, 8500, "gRPC port; 0 = pick a free port (printed)");
+ABSL_FLAG(std::string, metrics_host, "127.0.0.1",
+          "Address of /metrics (plain HTTP, whatever the gRPC TLS settings); "
+          "0.0.0.0 for a Prometheus elsewhere");
 ABSL_FLAG(int32_t, metrics_port, 9400,
           "Prometheus /metrics port; 0 = pick a free port (printed), "
           "-1 = disabled");
+ABSL_FLAG(bool, admin_from_any, false,
+          "Answer the admin RPCs (ReloadModels, ListModels, GetModelStatus) "
+          "to every client; by default only to loopback clients (and to "
+          "--admin_tls_identities)");
+ABSL_FLAG(std::vector<std::string>, admin_tls_identities, {},
+          "With mTLS: comma-separated certificate names (common name or "
+          "subject alternative name) whose verified clients may call the "
+          "admin RPCs from anywhere");
 ABSL_FLAG(double, poll_interval_seconds, 5.0,
           "Repository scan interval; 0 = scan at start and on ReloadModels "
           "only");
@@ -47,14 +60,17 @@ ABSL_FLAG(std::string, tls_ca_file, "",
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Serves PLRank models over gRPC.\n"
-      "  plrank-server --model_base_path=/models --port=8500");
+      "  plrank-server --model_base_path=/models --host=0.0.0.0 --port=8500");
   absl::ParseCommandLine(argc, argv);
   plrank::server::ServerOptions options;
   options.model_base_path = absl::GetFlag(FLAGS_model_base_path);
   options.model_config_file = absl::GetFlag(FLAGS_model_config_file);
   options.host = absl::GetFlag(FLAGS_host);
   options.port = absl::GetFlag(FLAGS_port);
+  options.metrics_host = absl::GetFlag(FLAGS_metrics_host);
   options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+  options.admin.from_any = absl::GetFlag(FLAGS_admin_from_any);
+  options.admin.tls_identities = absl::GetFlag(FLAGS_admin_tls_identities);
   options.poll_interval_seconds = absl::GetFlag(FLAGS_poll_interval_seconds);
   options.limits.max_documents_per_request =
       absl::GetFlag(FLAGS_max_documents_per_request);

@@ -1,6 +1,7 @@
 #include "server/server_metrics.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "prometheus/counter.h"
@@ -83,6 +84,13 @@ ServerMetrics::ServerMetrics(absl::string_view build_version)
               .Name("plrank_model_version_loaded_timestamp_seconds")
               .Help("Unix time the serving version was loaded")
               .Register(*registry_)),
+      promotions_refused_(
+          BuildCounter()
+              .Name("plrank_model_promotions_refused_total")
+              .Help("Newer versions kept from becoming the default because "
+                    "they are incompatible with the serving version, by "
+                    "reason")
+              .Register(*registry_)),
       build_info_(BuildGauge()
                       .Name("plrank_build_info")
                       .Help("1, labelled with the server's version")
@@ -151,6 +159,7 @@ void ServerMetrics::AddVersion(const ServableVersion& version) {
   gauges.loaded->Set(static_cast<double>(version.loaded_unix_seconds()));
   std::lock_guard<std::mutex> lock(mutex_);
   version_gauges_[{version.model(), version.version()}] = gauges;
+  ++live_versions_[{version.model(), version.version()}];
 }
 
 void ServerMetrics::RemoveVersion(const std::string& model, int64_t version) {
@@ -161,6 +170,56 @@ void ServerMetrics::RemoveVersion(const std::string& model, int64_t version) {
   version_created_.Remove(it->second.created);
   version_loaded_.Remove(it->second.loaded);
   version_gauges_.erase(it);
+}
+
+void ServerMetrics::RecordPromotionRefused(const std::string& model,
+                                           const std::string& reason) {
+  promotions_refused_.Add({{"model", model}, {"reason", reason}}).Increment();
+}
+
+namespace {
+
+// Every label set of `family` with model = `model` and version = `version`.
+template <typename T>
+std::vector<prometheus::Labels> VersionSeries(
+    const prometheus::Family<T>& family, const std::string& model,
+    const std::string& version) {
+  std::vector<prometheus::Labels> out;
+  for (const prometheus::MetricFamily& collected : family.Collect()) {
+    for (const prometheus::ClientMetric& metric : collected.metric) {
+      prometheus::Labels labels;
+      for (const auto& label : metric.label) labels[label.name] = label.value;
+      auto m = labels.find("model");
+      auto v = labels.find("version");
+      if (m != labels.end() && m->second == model && v != labels.end() &&
+          v->second == version) {
+        out.push_back(std::move(labels));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void ServerMetrics::ReleaseVersion(const std::string& model, int64_t version) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = live_versions_.find({model, version});
+    if (it != live_versions_.end() && --it->second > 0) return;
+    if (it != live_versions_.end()) live_versions_.erase(it);
+  }
+  // No request can add to these series any more: the version is neither
+  // servable nor held by a request. (Add returns the existing series.)
+  const std::string label = absl::StrCat(version);
+  for (const prometheus::Labels& labels :
+       VersionSeries(requests_, model, label)) {
+    requests_.Remove(&requests_.Add(labels));
+  }
+  for (const prometheus::Labels& labels :
+       VersionSeries(scoring_duration_, model, label)) {
+    scoring_duration_.Remove(&scoring_duration_.Add(labels, LatencyBuckets()));
+  }
 }
 
 }  // namespace plrank::server

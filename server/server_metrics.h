@@ -30,11 +30,14 @@ class ServableVersion;
 //   plrank_model_version_info{model,version,objective,checksum} gauge = 1
 //   plrank_model_version_created_timestamp_seconds{model,version} gauge
 //   plrank_model_version_loaded_timestamp_seconds{model,version}  gauge
+//   plrank_model_promotions_refused_total{model,reason}         counter
 //   plrank_build_info{version}                                  gauge = 1
 // Model age is time() - plrank_model_version_created_timestamp_seconds (a
 // timestamp, per Prometheus conventions, instead of a gauge that would need
 // updating every second). Requests naming an unknown model are counted
-// under model="_unknown" so callers cannot blow up label cardinality.
+// under model="_unknown" so callers cannot blow up label cardinality, and
+// the series labelled with a version are dropped once that version is
+// released (its last request ended), so reloads do not grow the exposition.
 // Thread-safe.
 class ServerMetrics {
  public:
@@ -50,8 +53,17 @@ class ServerMetrics {
                      double seconds);
   void RecordModelLoad(const std::string& model, bool success, double seconds);
   void SetVersionsLoaded(const std::string& model, int64_t count);
+  // A loaded version: its info/created/loaded gauges, until RemoveVersion
+  // (unloaded). Each AddVersion is paired with one ReleaseVersion.
   void AddVersion(const ServableVersion& version);
   void RemoveVersion(const std::string& model, int64_t version);
+  // The version object was freed: when no other loaded copy of the same
+  // model version exists, every series labelled with it (requests, scoring
+  // time) is removed.
+  void ReleaseVersion(const std::string& model, int64_t version);
+  // `reason`: num_features, num_outputs or score_transform.
+  void RecordPromotionRefused(const std::string& model,
+                              const std::string& reason);
 
  private:
   struct VersionGauges {
@@ -71,10 +83,14 @@ class ServerMetrics {
   prometheus::Family<prometheus::Gauge>& version_info_;
   prometheus::Family<prometheus::Gauge>& version_created_;
   prometheus::Family<prometheus::Gauge>& version_loaded_;
+  prometheus::Family<prometheus::Counter>& promotions_refused_;
   prometheus::Family<prometheus::Gauge>& build_info_;
 
-  std::mutex mutex_;  // guards version_gauges_
+  std::mutex mutex_;  // guards version_gauges_ and live_versions_
   std::map<std::pair<std::string, int64_t>, VersionGauges> version_gauges_;
+  // Loaded ServableVersion objects per model version (a version unloaded
+  // and loaded again can briefly exist twice).
+  std::map<std::pair<std::string, int64_t>, int> live_versions_;
 };
 
 }  // namespace plrank::server

@@ -34,8 +34,10 @@ absl::Status NotServing(const ModelSnapshot& model, int64_t version,
   const std::string what = absl::StrCat("version ", version, " of model '",
                                         model.name, "'", via);
   if (status != nullptr && status->state() == v1::VERSION_STATE_FAILED) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, " failed to load: ", status->error()));
+    // The load error names files on the server: it goes to the log and to
+    // the admin-only GetModelStatus, never to a ranking client.
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, " failed to load (the server log and GetModelStatus say why)"));
   }
   if (status != nullptr && status->state() == v1::VERSION_STATE_LOADING) {
     return absl::UnavailableError(absl::StrCat(what, " is still loading"));
@@ -58,14 +60,10 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
   }
   auto model_it = models.find(spec.name());
   if (model_it == models.end()) {
-    std::string known;
-    for (const auto& [name, model] : models) {
-      absl::StrAppend(&known, known.empty() ? "" : ", ", name);
-    }
-    return absl::NotFoundError(absl::StrCat("unknown model '", spec.name(),
-                                            "' (known: ",
-                                            known.empty() ? "none" : known,
-                                            ")"));
+    // Other models' names are not the caller's business (ListModels is the
+    // admin's way to see them).
+    return absl::NotFoundError(
+        absl::StrCat("unknown model '", spec.name(), "'"));
   }
   const ModelSnapshot& model = model_it->second;
   if (spec.version() < 0) {
@@ -97,7 +95,7 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
     return absl::UnavailableError(
         absl::StrCat("model '", model.name, "' has no version ready to serve"));
   }
-  return model.available.rbegin()->second;
+  return model.available.at(model.default_version());
 }
 
 bool ServingSnapshot::AnyModelAvailable() const {

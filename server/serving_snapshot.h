@@ -17,11 +17,16 @@ struct ModelSnapshot {
   std::string name;
   std::map<int64_t, std::shared_ptr<const ServableVersion>> available;
   std::map<std::string, int64_t> labels;
+  // The version the manager promoted to default (see promotion.h); 0 or a
+  // version not available means the highest available.
+  int64_t promoted = 0;
   // Every known version with its state (AVAILABLE, LOADING, FAILED, END),
-  // labels and metadata; default_version = highest available (0 = none).
+  // labels and metadata, and default_version().
   v1::ModelStatus status;
 
+  // What unpinned requests get (0 = none available).
   int64_t default_version() const {
+    if (promoted != 0 && available.count(promoted) > 0) return promoted;
     return available.empty() ? 0 : available.rbegin()->first;
   }
 };
@@ -37,7 +42,8 @@ struct ServingSnapshot {
   // (unknown model, label, or version not loaded), UNAVAILABLE (no version
   // ready, or a label's version still loading/not loaded), FAILED_PRECONDITION
   // (the pinned or labelled version failed to load), INVALID_ARGUMENT
-  // (empty name, negative version).
+  // (empty name, negative version). Messages name no file and no model but
+  // the requested one: they go to clients.
   absl::StatusOr<std::shared_ptr<const ServableVersion>> Resolve(
       const v1::ModelSpec& spec) const;
 

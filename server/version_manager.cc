@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "core/model/checksum.h"
 #include "server/server_config.h"
 #include "server/servable_version.h"
 #include "server/structured_log.h"
@@ -68,6 +69,7 @@ const v1::ServerConfig* VersionManager::RefreshConfig() {
 
 ScanSummary VersionManager::Scan() {
   std::lock_guard<std::mutex> lock(scan_mutex_);
+  ++scan_number_;
   ScanSummary summary;
   const v1::ServerConfig* config = RefreshConfig();
   if (!options_.config_file.empty() && config == nullptr) {
@@ -142,6 +144,21 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
     Unload(model, version, "removed_from_disk", summary);
     model.versions.erase(version);
   }
+  // A failure of an incomplete file counts once the file has stayed as it
+  // was for a whole scan: a copy still in progress would have changed it.
+  for (auto& [version, record] : model.versions) {
+    if (record.state != v1::VERSION_STATE_FAILED || record.failure_counted) {
+      continue;
+    }
+    for (const VersionOnDisk& v : disk.versions) {
+      if (v.version == version && v.signature == record.signature) {
+        record.failure_counted = true;
+        if (options_.metrics != nullptr) {
+          options_.metrics->RecordModelLoad(disk.name, false, 0.0);
+        }
+      }
+    }
+  }
 
   // Versions that should serve: the policy's, then every labelled one.
   std::set<int64_t> wanted;
@@ -176,18 +193,79 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
       }
     }
   }
+  // The version serving now stays loaded while the newer ones the policy
+  // wants are refused promotion: unpinned requests keep working.
+  std::set<int64_t> candidates = wanted;
+  candidates.insert(model.published_default);
+  const PromotionDecision decision =
+      DecideDefault(model, disk.labels, &candidates);
+  if (decision.default_version != 0) wanted.insert(decision.default_version);
   for (auto& [version, record] : model.versions) {
     if (record.state == v1::VERSION_STATE_AVAILABLE &&
         wanted.count(version) == 0) {
       Unload(model, version, "policy", summary);
     }
   }
+  SettleRecords(model);
+}
+
+void VersionManager::SettleRecords(ModelRecord& model) {
+  std::map<int64_t, const VersionOnDisk*> on_disk;
+  for (const VersionOnDisk& v : model.disk.versions) on_disk[v.version] = &v;
+  std::vector<std::pair<uint64_t, int64_t>> retired;  // (retired_at, version)
+  for (auto it = model.versions.begin(); it != model.versions.end();) {
+    VersionRecord& record = it->second;
+    auto disk = on_disk.find(it->first);
+    // A FAILED version the policy did not reach this scan (newer versions
+    // fill its window) whose file changed, e.g. a slow copy that has since
+    // completed: its error is stale and it is not needed, so forget it.
+    // Should the policy reach it later, it is loaded afresh.
+    if (record.state == v1::VERSION_STATE_FAILED &&
+        record.seen_in_scan != scan_number_ && disk != on_disk.end() &&
+        !(disk->second->signature == record.signature)) {
+      it = model.versions.erase(it);
+      continue;
+    }
+    if (record.state == v1::VERSION_STATE_END) {
+      retired.emplace_back(record.retired_at, it->first);
+    }
+    ++it;
+  }
+  if (retired.size() <= kRetiredVersionsInStatus) return;
+  std::sort(retired.begin(), retired.end());
+  for (size_t i = 0; i + kRetiredVersionsInStatus < retired.size(); ++i) {
+    model.versions.erase(retired[i].second);
+  }
+}
+
+PromotionDecision VersionManager::DecideDefault(
+    const ModelRecord& model, const std::map<std::string, int64_t>& labels,
+    const std::set<int64_t>* among) const {
+  std::map<int64_t, const v1::ModelMetadata*> available;
+  for (const auto& [version, record] : model.versions) {
+    if (record.servable == nullptr) continue;
+    if (among != nullptr && among->count(version) == 0) continue;
+    available[version] = &record.servable->metadata();
+  }
+  std::set<int64_t> labelled;
+  for (const auto& [label, version] : labels) labelled.insert(version);
+  return ChooseDefaultVersion(available, labelled, model.published_default,
+                              model.disk.allow_incompatible_promotion);
+}
+
+ServableVersion::ReleaseHook VersionManager::MakeReleaseHook() const {
+  ServerMetrics* metrics = options_.metrics;
+  if (metrics == nullptr) return {};
+  return [metrics](const ServableVersion& version) {
+    metrics->ReleaseVersion(version.model(), version.version());
+  };
 }
 
 bool VersionManager::EnsureLoaded(ModelRecord& model,
                                   const VersionOnDisk& version,
                                   ScanSummary* summary) {
   VersionRecord& record = model.versions[version.version];
+  record.seen_in_scan = scan_number_;
   const std::string version_label = absl::StrCat(version.version);
   if (record.state == v1::VERSION_STATE_AVAILABLE) {
     if (!(record.signature == version.signature) && !record.change_logged) {
@@ -204,22 +282,45 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
       record.signature == version.signature) {
     return false;  // same broken file as before: do not retry
   }
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::string> bytes = ReadModelFileBytes(version.model_file);
+  const uint64_t fingerprint = bytes.ok() ? Fnv1a64(*bytes) : 0;
+  if (record.state == v1::VERSION_STATE_FAILED && bytes.ok() &&
+      fingerprint == record.fingerprint) {
+    // Touched or copied again with the same content: still the same
+    // failure, which has now outlived a change of its file's metadata.
+    record.signature = version.signature;
+    if (!record.failure_counted && options_.metrics != nullptr) {
+      options_.metrics->RecordModelLoad(model.disk.name, false, 0.0);
+    }
+    record.failure_counted = true;
+    return false;
+  }
   record.state = v1::VERSION_STATE_LOADING;
   record.error.clear();
   record.signature = version.signature;
+  record.fingerprint = fingerprint;
   record.change_logged = false;
   Publish(/*end_of_scan=*/false);  // status shows LOADING during a load
 
-  const absl::Time start = absl::Now();
   absl::StatusOr<std::shared_ptr<const ServableVersion>> loaded =
-      LoadServableVersion(model.disk.name, version.version, version.model_file);
+      bytes.ok() ? LoadServableVersionFromBytes(model.disk.name,
+                                                version.version,
+                                                version.model_file, *bytes,
+                                                MakeReleaseHook())
+                 : bytes.status();
+  bytes = std::string();  // the servable keeps no copy of the file
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  if (options_.metrics != nullptr) {
-    options_.metrics->RecordModelLoad(model.disk.name, loaded.ok(), seconds);
-  }
   if (!loaded.ok()) {
     record.state = v1::VERSION_STATE_FAILED;
     record.error = std::string(loaded.status().message());
+    // An incomplete file (DATA_LOSS) may be a copy in progress: it counts
+    // only if the next scan finds it unchanged (see SyncModel).
+    record.failure_counted =
+        loaded.status().code() != absl::StatusCode::kDataLoss;
+    if (record.failure_counted && options_.metrics != nullptr) {
+      options_.metrics->RecordModelLoad(model.disk.name, false, seconds);
+    }
     ++summary->failed;
     LogEvent("error", "version_load_failed",
              {{"model", model.disk.name},
@@ -228,8 +329,12 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
               {"error", record.error}});
     return false;
   }
+  if (options_.metrics != nullptr) {
+    options_.metrics->RecordModelLoad(model.disk.name, true, seconds);
+  }
   record.state = v1::VERSION_STATE_AVAILABLE;
   record.servable = *std::move(loaded);
+  record.refusal_logged = false;
   ++summary->loaded;
   const v1::ModelMetadata& metadata = record.servable->metadata();
   LogEvent("info", "version_loaded",
@@ -255,6 +360,7 @@ void VersionManager::Unload(ModelRecord& model, int64_t version,
     return;
   }
   it->second.state = v1::VERSION_STATE_END;
+  it->second.retired_at = ++retirements_;
   // Requests in flight still hold their own reference; the servable is freed
   // (event=version_released) when the last of them ends.
   it->second.servable.reset();
@@ -288,6 +394,29 @@ void VersionManager::Publish(bool end_of_scan) {
         model.available[version] = state.servable;
         *status->mutable_metadata() = state.servable->metadata();
         status->set_loaded_unix_seconds(state.servable->loaded_unix_seconds());
+      }
+    }
+    const PromotionDecision decision =
+        DecideDefault(record, model.labels, nullptr);
+    model.promoted = decision.default_version;
+    for (v1::VersionStatus& status : *model.status.mutable_versions()) {
+      VersionRecord& state = record.versions[status.version()];
+      auto refused = decision.refused.find(status.version());
+      if (refused == decision.refused.end()) {
+        state.refusal_logged = false;
+        continue;
+      }
+      status.set_promotion_refused(refused->second.message);
+      if (state.refusal_logged) continue;
+      state.refusal_logged = true;
+      LogEvent("warning", "promotion_refused",
+               {{"model", name},
+                {"version", absl::StrCat(status.version())},
+                {"default", absl::StrCat(decision.default_version)},
+                {"reason", refused->second.reason},
+                {"error", refused->second.message}});
+      if (options_.metrics != nullptr) {
+        options_.metrics->RecordPromotionRefused(name, refused->second.reason);
       }
     }
     const int64_t default_version = model.default_version();

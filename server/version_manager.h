@@ -13,6 +13,8 @@
 #include "absl/status/status.h"
 #include "plrank/v1/server_config.pb.h"
 #include "server/model_repository.h"
+#include "server/promotion.h"
+#include "server/servable_version.h"
 #include "server/server_metrics.h"
 #include "server/serving_snapshot.h"
 
@@ -34,6 +36,10 @@ struct ScanSummary {
   uint32_t unloaded = 0;
 };
 
+// Retired (END) versions listed in a model's status, newest retirements
+// first; older ones are dropped so status stays bounded over many reloads.
+inline constexpr size_t kRetiredVersionsInStatus = 4;
+
 // Keeps the serving snapshot in line with the model repository.
 //
 // Each Scan() lists <base>/<model>/<version>/model.pb and, per model, decides
@@ -43,12 +49,23 @@ struct ScanSummary {
 //  - a version serves only after it loaded and warmed up;
 //  - a version that fails to load is FAILED with its error and never
 //    replaces a good one (latest-N skips failed versions); it is retried
-//    only when its model.pb changes (size, mtime or inode);
+//    only when its model.pb changes (size, mtime or inode, and then only if
+//    its content fingerprint differs). A FAILED version the policy no longer
+//    reaches (newer ones fill its window) whose file changed is dropped
+//    from status rather than kept with a stale error;
+//  - a failure counts in plrank_model_loads_total{result="failure"} once
+//    per file content: at once, except an incomplete file (DATA_LOSS, e.g. a
+//    copy in progress), which counts only if the next scan finds the same
+//    file, so an ordinary non-atomic copy counts nothing;
 //  - a version directory without model.pb is skipped until the file appears;
 //  - an AVAILABLE version's model.pb is never reloaded: versions are
 //    immutable (a change is logged once and ignored);
+//  - the default version (unpinned requests) moves to a newer version only
+//    when it is compatible with the one serving (ChooseDefaultVersion);
+//    the serving one then stays loaded whatever the policy says;
 //  - requests in flight keep the version they resolved; a retired version is
-//    freed when its last request ends.
+//    freed when its last request ends;
+//  - status keeps at most kRetiredVersionsInStatus END versions per model.
 // Scan() calls are serialized; snapshot() is cheap and never blocks on a
 // scan in progress.
 class VersionManager {
@@ -69,12 +86,18 @@ class VersionManager {
     v1::VersionState state = v1::VERSION_STATE_UNKNOWN;
     std::string error;
     FileSignature signature;  // of model.pb at the last load attempt
+    uint64_t fingerprint = 0;  // of its content (FAILED versions)
+    bool failure_counted = true;  // false: counts if the file stays as is
     bool change_logged = false;
+    uint64_t seen_in_scan = 0;    // last scan whose policy reached it
+    uint64_t retired_at = 0;      // retirement order (END versions)
+    bool refusal_logged = false;  // promotion refused: logged and counted
     std::shared_ptr<const ServableVersion> servable;  // when AVAILABLE
   };
   struct ModelRecord {
     ModelOnDisk disk;
     std::map<int64_t, VersionRecord> versions;
+    // The default as last published: the reference for promotion.
     int64_t published_default = 0;
     // Labels as last published at the end of a scan. Snapshots published
     // while a scan is loading keep these, so a label moved to a version that
@@ -89,6 +112,14 @@ class VersionManager {
   void Unload(ModelRecord& model, int64_t version, const char* reason,
               ScanSummary* summary);
   void SyncModel(ModelRecord& model, ScanSummary* summary);
+  // Counts confirmed failures; forgets FAILED versions the policy did not
+  // reach whose file changed; bounds the END history.
+  void SettleRecords(ModelRecord& model);
+  // The default among available versions (restricted to `among` if given).
+  PromotionDecision DecideDefault(const ModelRecord& model,
+                                  const std::map<std::string, int64_t>& labels,
+                                  const std::set<int64_t>* among) const;
+  ServableVersion::ReleaseHook MakeReleaseHook() const;
   // Snapshot of records_ -> snapshot_, then the listener. `end_of_scan`
   // also makes the labels read from disk/config take effect.
   void Publish(bool end_of_scan);
@@ -102,6 +133,8 @@ class VersionManager {
   std::optional<v1::ServerConfig> config_;
   std::string last_config_error_;
   std::function<void(const ServingSnapshot&)> listener_;
+  uint64_t scan_number_ = 0;
+  uint64_t retirements_ = 0;
 
   mutable std::mutex snapshot_mutex_;  // guards snapshot_ only
   std::shared_ptr<const ServingSnapshot> snapshot_;

@@ -1,17 +1,31 @@
-// plrank-convert: turns an XGBoost 1.7 JSON model into a PLRank model
-// artifact, so existing XGBoost rankers are served by plrank-server.
+// plrank-convert: turns an XGBoost 1.7 JSON model or a LightGBM text model
+// into a PLRank model artifact, so existing XGBoost and LightGBM rankers are
+// served by plrank-server.
+#include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/model/lightgbm_import.h"
 #include "core/model/model_io.h"
 #include "core/model/xgboost_import.h"
 #include "trainer/cli/cli_common.h"
 
 ABSL_FLAG(std::string, xgboost_json, "",
           "XGBoost model saved as JSON (Booster.save_model(\"m.json\")).");
+ABSL_FLAG(std::string, lightgbm_model, "",
+          "LightGBM model saved as text (Booster.save_model(\"m.txt\") or the "
+          "CLI's output_model).");
+ABSL_FLAG(int32_t, lightgbm_first_feature_column, 1,
+          "The LightGBM column that is feature index 1 in LETOR files (0 in "
+          "Rank requests); column c becomes file index c - this + 1. 1: "
+          "LightGBM read LETOR/LightGBM-form text files, whose indices it "
+          "keeps as column numbers (column 0 is empty). 0: LightGBM was "
+          "trained on a matrix whose column 0 is a feature.");
 ABSL_FLAG(std::string, model_out, "",
           "Where to write the artifact (atomically), e.g. "
           "<base>/<model>/<version>/model.pb.");
@@ -19,16 +33,31 @@ ABSL_FLAG(std::string, model_out, "",
 int main(int argc, char** argv) {
   plrank::cli::ParseFlagsOrDie(
       argc, argv,
-      "Converts an XGBoost JSON model into a PLRank model artifact.\n"
-      "  plrank-convert --xgboost_json=m.json --model_out=models/web/3/model.pb");
-  const std::string input = absl::GetFlag(FLAGS_xgboost_json);
+      "Converts an XGBoost JSON model or a LightGBM text model into a PLRank "
+      "model artifact.\n"
+      "  plrank-convert --xgboost_json=m.json --model_out=models/web/3/model.pb\n"
+      "  plrank-convert --lightgbm_model=m.txt --model_out=models/web/4/model.pb");
+  const std::string xgboost = absl::GetFlag(FLAGS_xgboost_json);
+  const std::string lightgbm = absl::GetFlag(FLAGS_lightgbm_model);
   const std::string output = absl::GetFlag(FLAGS_model_out);
-  if (input.empty() || output.empty()) {
+  if (xgboost.empty() == lightgbm.empty() || output.empty()) {
     return plrank::cli::Fail(absl::InvalidArgumentError(
-        "--xgboost_json and --model_out are required"));
+        "give exactly one of --xgboost_json and --lightgbm_model, and "
+        "--model_out"));
   }
-  absl::StatusOr<plrank::Ensemble> model = plrank::ImportXgboostJsonFile(input);
+  absl::StatusOr<plrank::Ensemble> model;
+  if (!xgboost.empty()) {
+    model = plrank::ImportXgboostJsonFile(xgboost);
+  } else {
+    plrank::LightgbmImportOptions options;
+    options.first_feature_column =
+        absl::GetFlag(FLAGS_lightgbm_first_feature_column);
+    model = plrank::ImportLightgbmModelFile(lightgbm, options);
+  }
   if (!model.ok()) return plrank::cli::Fail(model.status());
+  // The artifact is made now: the server's model age (and its stale-model
+  // alert) counts from here, not from 1970.
+  model->created_unix_seconds = static_cast<int64_t>(std::time(nullptr));
   const std::filesystem::path parent =
       std::filesystem::path(output).parent_path();
   std::error_code error;
@@ -37,8 +66,8 @@ int main(int argc, char** argv) {
       !status.ok()) {
     return plrank::cli::Fail(status);
   }
-  std::printf("wrote %s: %s, %zu trees, %d features\n", output.c_str(),
-              model->objective.c_str(), model->trees.size(),
-              model->num_features);
+  std::printf("wrote %s: %s, %zu trees, %d features, format version %d\n",
+              output.c_str(), model->objective.c_str(), model->trees.size(),
+              model->num_features, plrank::RequiredFormatVersion(*model));
   return 0;
 }

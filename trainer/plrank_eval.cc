@@ -72,8 +72,12 @@ int Run() {
   }
   if (read_options->num_features == 0) {
     read_options->num_features = model->num_features;
+    read_options->num_features_origin =
+        absl::StrCat("the feature count of model ", model_path);
     if (other && other->num_features > model->num_features) {
       read_options->num_features = other->num_features;
+      read_options->num_features_origin = absl::StrCat(
+          "the feature count of model ", absl::GetFlag(FLAGS_compare_with));
     }
   }
   absl::StatusOr<plrank::Dataset> data =
@@ -127,5 +131,5 @@ int main(int argc, char** argv) {
       argc, argv,
       "Evaluates a model on a LETOR file.\n  plrank-eval --model=model.pb "
       "--data=test.txt [--scores_out=F] [--compare_with=other.pb]");
-  return Run();
+  return plrank::cli::RunOrFailOnOutOfMemory(Run);
 }

@@ -220,17 +220,20 @@ int main(int argc, char** argv) {
       argc, argv,
       "Trains a ranking model.\n  plrank-train --train=F [--valid=F] "
       "--model_out=model.pb [flags]");
-  absl::StatusOr<plrank::TrainJob> job = JobFromFlags();
-  if (!job.ok()) return plrank::cli::Fail(job.status());
-  const bool quiet = absl::GetFlag(FLAGS_quiet);
-  absl::StatusOr<plrank::TrainSummary> summary =
-      plrank::RunTrainJob(*job, [quiet](const std::string& line) {
-        if (!quiet) std::printf("%s\n", line.c_str());
-        std::fflush(stdout);
-      });
-  if (!summary.ok()) return plrank::cli::Fail(summary.status());
-  // Machine-readable timings, printed even with --quiet (benchmarks read them).
-  std::printf("load_seconds=%.3f\ntrain_seconds=%.3f\n", summary->load_seconds,
-              summary->train_seconds);
-  return 0;
+  return plrank::cli::RunOrFailOnOutOfMemory([] {
+    absl::StatusOr<plrank::TrainJob> job = JobFromFlags();
+    if (!job.ok()) return plrank::cli::Fail(job.status());
+    const bool quiet = absl::GetFlag(FLAGS_quiet);
+    absl::StatusOr<plrank::TrainSummary> summary =
+        plrank::RunTrainJob(*job, [quiet](const std::string& line) {
+          if (!quiet) std::printf("%s\n", line.c_str());
+          std::fflush(stdout);
+        });
+    if (!summary.ok()) return plrank::cli::Fail(summary.status());
+    // Machine-readable timings, printed even with --quiet (benchmarks read
+    // them).
+    std::printf("load_seconds=%.3f\ntrain_seconds=%.3f\n",
+                summary->load_seconds, summary->train_seconds);
+    return 0;
+  });
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -24,6 +25,12 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
   if (options.num_features == 0) {
     absl::StatusOr<v1::ModelStatus> status =
         client.GetModelStatus(settings.model.name);
+    if (absl::IsPermissionDenied(status.status())) {
+      // GetModelStatus is an admin RPC; ranking needs no admin rights.
+      return absl::PermissionDeniedError(absl::StrCat(
+          status.status().message(),
+          " (or pass --num_features=N to read the data without asking)"));
+    }
     if (!status.ok()) return status.status();
     absl::StatusOr<v1::VersionStatus> version =
         ResolveVersion(*status, settings.model);
@@ -36,6 +43,10 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
           settings.model.name, " version ", version->version(),
           "; pass --num_features"));
     }
+    // The width came from the server, not from a flag: say so in errors.
+    options.num_features_origin =
+        absl::StrCat("the feature count of model ", settings.model.name,
+                     " version ", version->version(), " on the server");
   }
   absl::StatusOr<Dataset> data = ReadLetorFile(settings.data_path, options);
   if (!data.ok()) return data.status();
@@ -81,6 +92,9 @@ std::string FormatModelStatus(const v1::ModelStatus& status) {
     absl::StrAppend(&text, "\n");
     if (!version.error().empty()) {
       absl::StrAppend(&text, "    error: ", version.error(), "\n");
+    }
+    if (!version.promotion_refused().empty()) {
+      absl::StrAppend(&text, "    ", version.promotion_refused(), "\n");
     }
     if (!version.has_metadata()) continue;
     const v1::ModelMetadata& meta = version.metadata();

@@ -1,10 +1,8 @@
 #include "clients/loadgen/load_report.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -142,24 +140,6 @@ std::string FormatLoadJson(const LoadDescription& d, const LoadResult& r) {
       ", \"min\": ", JsonNumber(s.min / 1e3),
       ", \"max\": ", JsonNumber(s.max / 1e3), "}\n",
       "}\n");
-}
-
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& text) {
-  const std::string temp = absl::StrCat(path, ".tmp");
-  FILE* file = std::fopen(temp.c_str(), "w");
-  if (file == nullptr) {
-    return absl::InternalError(
-        absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::InternalError(
-        absl::StrCat(path, ": write failed: ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace plrank::loadgen

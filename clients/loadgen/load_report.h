@@ -44,9 +44,6 @@ std::string FormatLoadText(const LoadDescription& description,
 // The same as one JSON object.
 std::string FormatLoadJson(const LoadDescription& description,
                            const LoadResult& result);
-// Writes `text` to `path` via a temp file and a rename.
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& text);
 
 }  // namespace plrank::loadgen
 

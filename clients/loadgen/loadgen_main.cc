@@ -17,6 +17,7 @@
 #include "clients/loadgen/load_report.h"
 #include "clients/loadgen/loopback_target.h"
 #include "clients/loadgen/request_pool.h"
+#include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -209,7 +210,7 @@ int Run() {
   description.features = *features;
   std::fputs(plrank::loadgen::FormatLoadText(description, result).c_str(), stdout);
   if (const std::string json = absl::GetFlag(FLAGS_json_out); !json.empty()) {
-    if (absl::Status status = plrank::loadgen::WriteFileAtomically(
+    if (absl::Status status = plrank::WriteFileAtomically(
             json, plrank::loadgen::FormatLoadJson(description, result));
         !status.ok()) {
       return Fail(status);

@@ -13,7 +13,7 @@ std::vector<uint32_t> PartialShuffle(size_t n, size_t k, uint64_t seed) {
   std::iota(order.begin(), order.end(), 0u);
   SplitMix64 rng(seed);
   for (size_t i = 0; i < k && i + 1 < n; ++i) {
-    const size_t j = i + rng.Below(n - i);
+    const size_t j = i + rng.BelowModulo(n - i);
     std::swap(order[i], order[j]);
   }
   order.resize(k);

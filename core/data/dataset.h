@@ -8,12 +8,17 @@
 
 namespace plrank {
 
+// The largest relevance grade anywhere (files, Evaluate requests): 31 keeps
+// gains 2^label - 1 exact in float and every metric finite. The one label
+// limit of the project.
+inline constexpr int32_t kMaxLabel = 31;
+
 // A ranking dataset held column by column in float32.
 //
 // Documents are stored query by query: the documents of query q are
 // [query_offsets[q], query_offsets[q + 1]). Feature f of document i is
 // features[f * num_documents() + i]; a missing value is NaN, an absent sparse
-// entry is 0. Labels are non-negative integer relevance grades.
+// entry is 0. Labels are integer relevance grades in [0, kMaxLabel].
 struct Dataset {
   int32_t num_features = 0;
   std::vector<float> features;           // column-major, num_features * docs

@@ -1,20 +1,110 @@
 #include "core/data/file_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace plrank {
 namespace {
 
+// Reads errno first, so nothing in building the message can change it.
 absl::Status OsError(const std::string& path, std::string_view what) {
   const int error_number = errno;
   // ErrnoToStatus appends the OS reason itself.
-  return absl::ErrnoToStatus(error_number, absl::StrCat(path, ": ", absl::string_view(what.data(), what.size())));
+  return absl::ErrnoToStatus(
+      error_number,
+      absl::StrCat(path, ": ", absl::string_view(what.data(), what.size())));
+}
+
+// "a character device", ... for the refusal message.
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+std::string DirectoryOf(const std::string& path) {
+  std::string directory = std::filesystem::path(path).parent_path().string();
+  return directory.empty() ? "." : directory;
+}
+
+// Unique per process and call, so concurrent writers (and a temp left by a
+// killed one) never collide; O_EXCL makes sure.
+std::string TempPathFor(const std::string& path) {
+  std::random_device device;
+  const uint64_t random = (uint64_t{device()} << 32) | device();
+  return absl::StrFormat("%s.tmp.%d.%016x", path, ::getpid(), random);
+}
+
+// PLRANK_TEST_KILL_DURING_WRITE=N: bytes written before the process kills
+// itself; -1 when unset (production).
+int64_t KillAfterBytesForTest() {
+  const char* value = std::getenv("PLRANK_TEST_KILL_DURING_WRITE");
+  int64_t bytes = -1;
+  if (value == nullptr || !absl::SimpleAtoi(value, &bytes) || bytes < 0) {
+    return -1;
+  }
+  return bytes;
+}
+
+absl::Status WriteAll(int fd, std::string_view bytes,
+                      const std::string& path) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n =
+        ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return OsError(path, "write failed");
+    }
+    written += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+// Writes `bytes` to a new file `temp` and makes them durable; the caller
+// removes `temp` on failure.
+absl::Status WriteDurably(const std::string& temp, std::string_view bytes) {
+  const int fd =
+      ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return OsError(temp, "cannot create");
+  if (const int64_t kill_after = KillAfterBytesForTest(); kill_after >= 0) {
+    const size_t part =
+        std::min(bytes.size(), static_cast<size_t>(kill_after));
+    (void)WriteAll(fd, bytes.substr(0, part), temp);
+    ::fsync(fd);
+    ::raise(SIGKILL);
+  }
+  absl::Status status = WriteAll(fd, bytes, temp);
+  if (status.ok() && ::fsync(fd) != 0) status = OsError(temp, "fsync failed");
+  // close() can report deferred write errors (e.g. NFS), so it is checked.
+  if (::close(fd) != 0 && status.ok()) status = OsError(temp, "close failed");
+  return status;
+}
+
+absl::Status SyncDirectory(const std::string& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return OsError(directory, "cannot open directory to fsync it");
+  absl::Status status = absl::OkStatus();
+  if (::fsync(fd) != 0) status = OsError(directory, "directory fsync failed");
+  ::close(fd);
+  return status;
 }
 
 }  // namespace
@@ -76,28 +166,37 @@ FileContents& FileContents::operator=(FileContents&& other) noexcept {
 
 FileContents::~FileContents() = default;
 
+absl::Status CheckOutputTarget(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    // Absent (or unreachable): creating the file will tell what is wrong.
+    return absl::OkStatus();
+  }
+  if (S_ISREG(info.st_mode)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      path, ": exists and is ", FileKind(info.st_mode),
+      ", not a regular file; refusing to replace it (give a file path)"));
+}
+
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view contents) {
-  const std::string temp =
-      absl::StrCat(path, ".tmp-", static_cast<long>(getpid()));
-  std::FILE* file = std::fopen(temp.c_str(), "wb");
-  if (file == nullptr) return OsError(temp, "cannot create");
-  bool ok = std::fwrite(contents.data(), 1, contents.size(), file) ==
-            contents.size();
-  ok = (std::fflush(file) == 0) && ok;
-  ok = (fsync(fileno(file)) == 0) && ok;
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok) {
-    absl::Status status = OsError(temp, "write failed");
-    std::remove(temp.c_str());
+  if (absl::Status target = CheckOutputTarget(path); !target.ok()) {
+    return target;
+  }
+  const std::string temp = TempPathFor(path);
+  absl::Status status = WriteDurably(temp, contents);
+  if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
+    const int error_number = errno;
+    status = absl::ErrnoToStatus(
+        error_number,
+        absl::StrCat(path, ": cannot rename ", temp, " over it"));
+  }
+  if (!status.ok()) {
+    ::unlink(temp.c_str());  // may not exist; nothing more to do if it fails
     return status;
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    absl::Status status = OsError(path, "cannot rename temporary file over");
-    std::remove(temp.c_str());
-    return status;
-  }
-  return absl::OkStatus();
+  // The rename is only durable once the directory entry is on disk.
+  return SyncDirectory(DirectoryOf(path));
 }
 
 }  // namespace plrank

@@ -33,9 +33,26 @@ class FileContents {
   std::string buffer_;
 };
 
-// Writes `contents` to `path` atomically: a temporary file beside it is
-// written, flushed and renamed over `path`, so readers never see a partial
-// file. The temporary is removed on failure.
+// OK when `path` does not exist or is a regular file (a symlink counts as
+// what it points to). Otherwise FAILED_PRECONDITION naming the path and what
+// it is: replacing a device node such as /dev/full, a directory, a FIFO or a
+// socket with a regular file is never what a caller meant (run as root, a
+// rename over /dev/full would succeed). CLIs call it before long work, so a
+// bad target fails in a second, not after training; WriteFileAtomically
+// checks again.
+absl::Status CheckOutputTarget(const std::string& path);
+
+// The one atomic writer of every output file (models, scores, generated
+// data, reports): `path` holds either its old contents or all of the new
+// ones, even across a crash or a kill. A temporary file beside it
+// (`<path>.tmp.<pid>.<random>`, created exclusively) is written, fsynced and
+// renamed over `path`, then the directory is fsynced so the rename survives
+// a power loss. The temporary is removed on failure. Refuses targets that
+// CheckOutputTarget refuses. Errors name the path and the OS reason.
+//
+// Test hook: with PLRANK_TEST_KILL_DURING_WRITE=N in the environment the
+// process SIGKILLs itself after writing min(N, size) bytes of the temporary
+// file, the worst moment for a crash (tests/e2e/cli_test.cc).
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view contents);
 

@@ -248,6 +248,10 @@ absl::Status LetorParser::StartDocument(bool has_qid, std::string_view qid,
 
 absl::Status LetorParser::AddEntry(int64_t index, float value, int64_t line) {
   if (options_.num_features > 0 && index > options_.num_features) {
+    if (!options_.num_features_origin.empty()) {
+      return LineError(line, "feature index %d above %d, %s", index,
+                       options_.num_features, options_.num_features_origin);
+    }
     return LineError(line, "feature index %d above --num_features=%d", index,
                      options_.num_features);
   }
@@ -406,8 +410,12 @@ absl::StatusOr<Dataset> LetorParser::Assemble(const std::string& query_file,
   if (absl::Status fits = CheckDenseMatrixFits(
           static_cast<int64_t>(num_documents), width, AvailableMemoryBytes(),
           name_,
-          absl::StrFormat("the widest feature index, %d, is on line %d",
-                          max_index_, max_index_line_));
+          options_.num_features > 0 && !options_.num_features_origin.empty()
+              ? absl::StrFormat("the width, %d features, is %s",
+                                options_.num_features,
+                                options_.num_features_origin)
+              : absl::StrFormat("the widest feature index, %d, is on line %d",
+                                max_index_, max_index_line_));
       !fits.ok()) {
     return fits;
   }

@@ -18,6 +18,9 @@ struct ReadOptions {
   // 0 = infer the width from the largest index seen. Otherwise the dataset
   // has exactly this many features and an index above it is an error.
   int32_t num_features = 0;
+  // What set num_features, for error messages, e.g. "the feature count of
+  // model m.pb"; empty = the --num_features flag.
+  std::string num_features_origin;
   // With num_features = 0: the largest feature index accepted. Real ranking
   // collections use up to a few thousand; a larger index is almost always a
   // corrupt or hostile file, and a dense matrix that wide would not fit.

@@ -12,10 +12,11 @@
 #include <limits>
 #include <string_view>
 
+#include "core/data/dataset.h"
+
 namespace plrank::letor_internal {
 
-// Labels are relevance grades; 31 keeps 2^label - 1 gains exact in float.
-inline constexpr int32_t kMaxLabel = 31;
+using ::plrank::kMaxLabel;  // core/data/dataset.h
 // A dense column per index is allocated, so an absurd index is refused
 // before it can exhaust memory.
 inline constexpr int64_t kMaxFeatureIndex = int64_t{1} << 24;

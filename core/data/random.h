@@ -1,24 +1,62 @@
 #ifndef PLRANK_CORE_DATA_RANDOM_H_
 #define PLRANK_CORE_DATA_RANDOM_H_
 
-// A small self-contained PRNG for reproducible data generation. The std
-// distributions are avoided on purpose: their output differs between
-// standard-library versions, and generated files must be identical
-// everywhere for a given seed.
+// The project's random generators, all in this one header (two classes of
+// one name in two headers were an ODR violation). The std and absl
+// distributions are avoided on purpose: their output differs between library
+// versions, and a seed must name the same generated file or model everywhere.
+// tests/unit/data/random_test.cc pins every stream.
 
 #include <cmath>
 #include <cstdint>
 
 namespace plrank {
 
-// splitmix64 step: turns any 64-bit value into a well-mixed one. Used to
-// derive independent stream seeds from (seed, stream id).
-inline uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+// The splitmix64 finalizer: a bijective 64-bit mixer.
+inline uint64_t Mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
 }
+
+// One splitmix64 step as a hash: turns any 64-bit value into a well-mixed
+// one. Used to derive independent stream seeds from (seed, stream id).
+inline uint64_t SplitMix64Hash(uint64_t x) {
+  return Mix64(x + 0x9e3779b97f4a7c15ULL);
+}
+
+// splitmix64 (Steele, Lea & Flood) as a generator: tiny and fast. Used by the
+// trainer (bagging, feature subsets, PL tie-breaks, XE-NDCG gammas).
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+
+  uint64_t Next() {
+    state_ += 0x9e3779b97f4a7c15ULL;
+    return Mix64(state_);
+  }
+
+  // Uniform in [0, range), range > 0, without modulo bias (Lemire 2019).
+  uint64_t BelowUnbiased(uint64_t range) {
+    __uint128_t product = static_cast<__uint128_t>(Next()) * range;
+    uint64_t low = static_cast<uint64_t>(product);
+    if (low < range) {
+      const uint64_t threshold = (0 - range) % range;
+      while (low < threshold) {
+        product = static_cast<__uint128_t>(Next()) * range;
+        low = static_cast<uint64_t>(product);
+      }
+    }
+    return static_cast<uint64_t>(product >> 64);
+  }
+
+  // Next() % n, n > 0: one draw per call; the bias (< n / 2^64) does not
+  // matter for bagging, and the stream names existing models.
+  uint64_t BelowModulo(uint64_t n) { return Next() % n; }
+
+ private:
+  uint64_t state_;
+};
 
 // xoshiro256** (Blackman & Vigna).
 class Xoshiro256 {
@@ -26,9 +64,10 @@ class Xoshiro256 {
   // Stream `stream` of `seed`: streams of one seed are independent, so each
   // query can own one and be generated in any order.
   Xoshiro256(uint64_t seed, uint64_t stream) {
-    uint64_t x = SplitMix64(seed) ^ SplitMix64(stream + 0x632be59bd9b4e019ULL);
+    uint64_t x =
+        SplitMix64Hash(seed) ^ SplitMix64Hash(stream + 0x632be59bd9b4e019ULL);
     for (uint64_t& word : state_) {
-      x = SplitMix64(x);
+      x = SplitMix64Hash(x);
       word = x;
     }
   }

@@ -8,15 +8,24 @@
 
 namespace plrank {
 
+// Values v with -kZeroAsMissingBound <= v <= kZeroAsMissingBound count as
+// missing at a node that treats zero as missing. LightGBM's kZeroThreshold:
+// it is declared `const double kZeroThreshold = 1e-35f`, a float.
+inline constexpr float kZeroAsMissingBound = 1e-35f;
+
 // One regression tree in array form. Node 0 is the root (when the tree has at
 // least one split). For internal node n: a document goes left when its value
-// of split_feature[n] is <= threshold[n]; NaN goes left iff default_left[n].
+// of split_feature[n] is <= threshold[n]; a missing value goes left iff
+// default_left[n]. Missing means NaN, and also |value| <= kZeroAsMissingBound
+// when zero_as_missing[n] is set (LightGBM's missing type "Zero").
 // A child index >= 0 is an internal node; a negative child c is leaf ~c.
 // A tree with no split has zero internal nodes and one leaf.
 struct Tree {
   std::vector<int32_t> split_feature;
   std::vector<float> threshold;
   std::vector<uint8_t> default_left;
+  // Empty (no node treats zero as missing) or one 0/1 per internal node.
+  std::vector<uint8_t> zero_as_missing;
   std::vector<int32_t> left_child;
   std::vector<int32_t> right_child;
   std::vector<double> split_gain;      // for dumps and feature importance
@@ -27,6 +36,9 @@ struct Tree {
     return static_cast<int32_t>(split_feature.size());
   }
   int32_t num_leaves() const { return static_cast<int32_t>(leaf_value.size()); }
+  bool treats_zero_as_missing(int32_t node) const {
+    return !zero_as_missing.empty() && zero_as_missing[node] != 0;
+  }
 };
 
 // How a model's outputs turn into one ranking score.

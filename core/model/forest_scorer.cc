@@ -84,23 +84,48 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   scorer.base_score_.resize(model.num_outputs, 0.0);
   scorer.linear_weights_ = model.linear_weights;
 
-  // Slots of the doubled rows: only features some split tests.
-  std::vector<int32_t> slot_of_feature(model.num_features, -1);
+  // Slots of the doubled rows: only features some split tests, and a second
+  // pair for features some split tests with zero as missing. Sized by the
+  // widest split, not by the declared feature count (untrusted input).
+  int32_t widest_split = -1;
+  for (const Tree& tree : model.trees) {
+    for (int32_t feature : tree.split_feature) {
+      widest_split = std::max(widest_split, feature);
+    }
+  }
+  scorer.row_width_ = model.linear_weights.empty() ? widest_split + 1
+                                                   : model.num_features;
+  std::vector<int32_t> slot_of_feature(widest_split + 1, -1);
+  std::vector<int32_t> zero_slot_of_feature(widest_split + 1, -1);
   size_t total_nodes = 0;
   for (const Tree& tree : model.trees) {
     total_nodes += tree.split_feature.size() + tree.leaf_value.size();
-    for (int32_t feature : tree.split_feature) slot_of_feature[feature] = 0;
+    for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
+      slot_of_feature[tree.split_feature[n]] = 0;
+      if (tree.treats_zero_as_missing(n)) {
+        zero_slot_of_feature[tree.split_feature[n]] = 0;
+      }
+    }
   }
-  for (int32_t f = 0; f < model.num_features; ++f) {
-    if (slot_of_feature[f] < 0) continue;
-    slot_of_feature[f] = static_cast<int32_t>(scorer.used_features_.size());
-    scorer.used_features_.push_back(f);
+  for (int32_t f = 0; f <= widest_split; ++f) {
+    if (slot_of_feature[f] >= 0) {
+      slot_of_feature[f] = static_cast<int32_t>(scorer.used_features_.size());
+      scorer.used_features_.push_back(f);
+    }
+    if (zero_slot_of_feature[f] >= 0) {
+      zero_slot_of_feature[f] =
+          static_cast<int32_t>(scorer.zero_features_.size());
+      scorer.zero_features_.push_back(f);
+    }
   }
   const size_t used = scorer.used_features_.size();
+  const size_t zero_used = scorer.zero_features_.size();
   constexpr size_t kSlotUnits = kLanes * sizeof(uint32_t) / 8;
-  if (2 * used * kSlotUnits > std::numeric_limits<uint16_t>::max()) {
+  if (scorer.num_slots() * kSlotUnits > std::numeric_limits<uint16_t>::max()) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "model splits on ", used, " distinct features; the scorer supports at most ",
+        "model splits on ", used, " distinct features (", zero_used,
+        " of them with zero as missing, which count twice); the scorer "
+        "supports at most ",
         std::numeric_limits<uint16_t>::max() / (2 * kSlotUnits)));
   }
   // Block-relative node indices are 16-bit; one index is kept for the
@@ -142,8 +167,17 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
     std::vector<uint32_t>& node_slots = split_slots[t];
     node_slots.resize(tree.num_internal_nodes());
     for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
+      const int32_t feature = tree.split_feature[n];
+      if (tree.treats_zero_as_missing(n)) {
+        const uint32_t zero_slot = static_cast<uint32_t>(
+            2 * used + static_cast<size_t>(zero_slot_of_feature[feature]));
+        node_slots[n] = tree.default_left[n]
+                            ? zero_slot
+                            : zero_slot + static_cast<uint32_t>(zero_used);
+        continue;
+      }
       const uint32_t feature_slot =
-          static_cast<uint32_t>(slot_of_feature[tree.split_feature[n]]);
+          static_cast<uint32_t>(slot_of_feature[feature]);
       node_slots[n] = tree.default_left[n]
                           ? feature_slot
                           : feature_slot + static_cast<uint32_t>(used);
@@ -186,20 +220,30 @@ int32_t ForestScorer::ClampTrees(int32_t num_trees) const {
 }
 
 void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
-                               uint32_t* doubled) const {
+                               size_t row_stride, uint32_t* doubled) const {
   const uint32_t low_missing = OrderKey(-std::numeric_limits<float>::infinity());
   const uint32_t high_missing = OrderKey(std::numeric_limits<float>::infinity());
-  const size_t features = static_cast<size_t>(num_features_);
   const size_t used = used_features_.size();
+  const size_t zero_used = zero_features_.size();
+  const size_t slots = num_slots();
   for (size_t i = 0; i < num_docs; ++i) {
-    const float* row = rows + i * features;
-    uint32_t* group = doubled + (i / kLanes) * kLanes * 2 * used + i % kLanes;
+    const float* row = rows + i * row_stride;
+    uint32_t* group = doubled + (i / kLanes) * kLanes * slots + i % kLanes;
     for (size_t j = 0; j < used; ++j) {
       const float value = row[used_features_[j]];
       const bool missing = std::isnan(value);
       const uint32_t key = OrderKey(value);
       group[j * kLanes] = missing ? low_missing : key;
       group[(used + j) * kLanes] = missing ? high_missing : key;
+    }
+    uint32_t* zero_group = group + 2 * used * kLanes;
+    for (size_t k = 0; k < zero_used; ++k) {
+      const float value = row[zero_features_[k]];
+      const bool missing =
+          std::isnan(value) || std::fabs(value) <= kZeroAsMissingBound;
+      const uint32_t key = OrderKey(value);
+      zero_group[k * kLanes] = missing ? low_missing : key;
+      zero_group[(zero_used + k) * kLanes] = missing ? high_missing : key;
     }
   }
 }
@@ -345,20 +389,21 @@ void ForestScorer::AccumulateTrees(const uint32_t* doubled, size_t num_docs,
 }
 
 void ForestScorer::RawScoresBlock(const float* rows, size_t num_docs,
-                                  double* out, size_t out_stride,
-                                  int32_t num_trees, uint32_t* scratch) const {
+                                  size_t row_stride, double* out,
+                                  size_t out_stride, int32_t num_trees,
+                                  uint32_t* scratch) const {
   for (int32_t k = 0; k < num_outputs_; ++k) {
     std::fill_n(out + static_cast<size_t>(k) * out_stride, num_docs,
                 base_score_[k]);
   }
   if (num_trees > 0) {
-    PrepareRows(rows, num_docs, scratch);
+    PrepareRows(rows, num_docs, row_stride, scratch);
     AccumulateTrees(scratch, num_docs, out, out_stride, num_trees);
   }
   if (!linear_weights_.empty()) {
     const size_t features = static_cast<size_t>(num_features_);
     for (size_t i = 0; i < num_docs; ++i) {
-      const float* row = rows + i * features;
+      const float* row = rows + i * row_stride;
       double linear = 0.0;
       for (size_t f = 0; f < features; ++f) {
         if (!std::isnan(row[f])) linear += linear_weights_[f] * row[f];
@@ -402,19 +447,27 @@ void ForestScorer::RawScores(absl::Span<const float> rows, size_t num_docs,
   uint32_t* scratch = Scratch(kBlockDocs * num_slots());
   for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
     const size_t count = std::min(kBlockDocs, num_docs - begin);
-    RawScoresBlock(rows.data() + begin * num_features_, count,
+    RawScoresBlock(rows.data() + begin * num_features_, count, num_features_,
                    out.data() + begin, num_docs, trees, scratch);
   }
 }
 
 void ForestScorer::Score(absl::Span<const float> rows, size_t num_docs,
-                         absl::Span<double> out) const {
-  CheckOrDie(rows.size() >= num_docs * num_features_,
-             "Score: rows.size() < num_docs * num_features");
+                         absl::Span<double> out, size_t row_stride) const {
+  if (row_stride == 0) row_stride = static_cast<size_t>(num_features_);
+  CheckOrDie(row_stride >= static_cast<size_t>(row_width_),
+             "Score: row_stride < row_width");
+  CheckOrDie(rows.size() >= num_docs * row_stride,
+             "Score: rows.size() < num_docs * row_stride");
   CheckOrDie(out.size() >= num_docs, "Score: out.size() < num_docs");
   const int32_t trees = ClampTrees(0);
+  uint32_t* scratch = Scratch(kBlockDocs * num_slots());
   if (num_outputs_ == 1 && transform_ == ScoreTransform::kIdentity) {
-    RawScores(rows, num_docs, out, trees);
+    for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
+      const size_t count = std::min(kBlockDocs, num_docs - begin);
+      RawScoresBlock(rows.data() + begin * row_stride, count, row_stride,
+                     out.data() + begin, num_docs, trees, scratch);
+    }
     return;
   }
   const size_t outputs = static_cast<size_t>(num_outputs_);
@@ -427,11 +480,10 @@ void ForestScorer::Score(absl::Span<const float> rows, size_t num_docs,
     heap_raw.resize(outputs);
     raw = heap_raw.data();
   }
-  uint32_t* scratch = Scratch(kBlockDocs * num_slots());
   for (size_t begin = 0; begin < num_docs; begin += block) {
     const size_t count = std::min(block, num_docs - begin);
-    RawScoresBlock(rows.data() + begin * num_features_, count, raw, count,
-                   trees, scratch);
+    RawScoresBlock(rows.data() + begin * row_stride, count, row_stride, raw,
+                   count, trees, scratch);
     Transform(raw, count, count, out.data() + begin);
   }
 }
@@ -443,14 +495,17 @@ std::vector<double> ForestScorer::ScoreColumns(const Dataset& data,
   const size_t outputs = static_cast<size_t>(num_outputs_);
   std::vector<double> result(transformed ? num_docs : num_docs * outputs);
   const int32_t trees = ClampTrees(num_trees);
-  const int32_t shared_columns = std::min(data.num_features, num_features_);
+  // Rows hold only the columns the model reads (row_width_), so a model
+  // declaring many features costs no memory for columns it never tests.
+  const size_t stride = static_cast<size_t>(row_width_);
+  const int32_t shared_columns = std::min(data.num_features, row_width_);
   const int64_t num_blocks =
       static_cast<int64_t>((num_docs + kBlockDocs - 1) / kBlockDocs);
 #ifdef _OPENMP
 #pragma omp parallel
 #endif
   {
-    std::vector<float> rows(kBlockDocs * num_features_, 0.0f);
+    std::vector<float> rows(kBlockDocs * stride, 0.0f);
     std::vector<uint32_t> scratch(kBlockDocs * num_slots());
     std::vector<double> raw(transformed ? kBlockDocs * outputs : 0);
 #ifdef _OPENMP
@@ -463,16 +518,16 @@ std::vector<double> ForestScorer::ScoreColumns(const Dataset& data,
       for (int32_t f = 0; f < shared_columns; ++f) {
         const float* column = data.column(f) + begin;
         for (size_t i = 0; i < count; ++i) {
-          rows[i * num_features_ + f] = column[i];
+          rows[i * stride + f] = column[i];
         }
       }
       if (transformed) {
-        RawScoresBlock(rows.data(), count, raw.data(), count, trees,
+        RawScoresBlock(rows.data(), count, stride, raw.data(), count, trees,
                        scratch.data());
         Transform(raw.data(), count, count, result.data() + begin);
       } else {
-        RawScoresBlock(rows.data(), count, result.data() + begin, num_docs,
-                       trees, scratch.data());
+        RawScoresBlock(rows.data(), count, stride, result.data() + begin,
+                       num_docs, trees, scratch.data());
       }
     }
   }

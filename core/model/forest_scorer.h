@@ -31,6 +31,11 @@ class ForestScorer {
   static constexpr size_t kBlockDocs = 128;
 
   int32_t num_features() const { return num_features_; }
+  // The features scoring reads are [0, row_width()): up to the widest split
+  // feature, or all num_features() with linear weights. Rows given to Score
+  // may be this narrow (row_stride), so memory for rows is sized by what
+  // the model uses, not by the width it declares.
+  int32_t row_width() const { return row_width_; }
   int32_t num_outputs() const { return num_outputs_; }
   int32_t num_trees() const { return static_cast<int32_t>(tree_roots_.size()); }
   // True when groups of 8 documents are scored with QuickScorer (every tree
@@ -49,9 +54,12 @@ class ForestScorer {
 
   // Final ranking scores (transform applied), one per document; all trees.
   // Raw outputs sum as ((base + tree_0 + tree_1 + ...) + linear), trees in
-  // order, so results are reproducible bit for bit.
+  // order, so results are reproducible bit for bit. Row i starts at
+  // rows[i * row_stride]; row_stride 0 means num_features(), else it must
+  // be >= row_width() (checked, abort on violation), as must rows.size() >=
+  // num_docs * row_stride.
   void Score(absl::Span<const float> rows, size_t num_docs,
-             absl::Span<double> out) const;
+             absl::Span<double> out, size_t row_stride = 0) const;
 
   // Convenience over a columnar Dataset, parallel over blocks of documents
   // when built with OpenMP (results do not depend on the thread count).
@@ -88,15 +96,22 @@ class ForestScorer {
 
   ForestScorer() = default;
 
-  // Copies `num_docs` rows into doubled rows of 2 * used_features_.size()
-  // order keys (see Node): slot j holds x_f, f = used_features_[j], with NaN
-  // -> -inf (default left goes left: -inf <= any finite threshold), slot
-  // used_features_.size() + j holds x_f with NaN -> +inf (default right).
-  // Thresholds are finite, so real infinities are routed as before. Rows
-  // are interleaved in groups of kLanes documents: slot s of document i is
-  // at doubled[(i / kLanes) * kLanes * num_slots() + s * kLanes + i % kLanes].
-  void PrepareRows(const float* rows, size_t num_docs, uint32_t* doubled) const;
-  size_t num_slots() const { return 2 * used_features_.size(); }
+  // Copies `num_docs` rows (`row_stride` floats apart) into doubled rows of
+  // num_slots() order keys (see Node). With U = used_features_.size() and
+  // Z = zero_features_.size(): slot j < U holds x_f, f = used_features_[j],
+  // with NaN -> -inf (default left goes left: -inf <= any finite threshold);
+  // slot U + j holds x_f with NaN -> +inf (default right). Splits that treat
+  // zero as missing read slots 2U + k (missing -> -inf) and 2U + Z + k
+  // (missing -> +inf), where f = zero_features_[k] and missing also covers
+  // |x_f| <= kZeroAsMissingBound; so no walk ever tests for missing.
+  // Thresholds are finite, so real infinities are routed as before. Rows are
+  // interleaved in groups of kLanes documents: slot s of document i is at
+  // doubled[(i / kLanes) * kLanes * num_slots() + s * kLanes + i % kLanes].
+  void PrepareRows(const float* rows, size_t num_docs, size_t row_stride,
+                   uint32_t* doubled) const;
+  size_t num_slots() const {
+    return 2 * (used_features_.size() + zero_features_.size());
+  }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
   // doubled rows.
   void AccumulateTrees(const uint32_t* doubled, size_t num_docs, double* out,
@@ -114,10 +129,11 @@ class ForestScorer {
   void BuildChains();
   // Adds all trees of tree block `block` to sum[d] for kLanes documents.
   void ChainGroup(const uint32_t* group_rows, size_t block, double* sum) const;
-  // Full raw scores of at most kBlockDocs rows: base score, trees, linear
-  // part. `scratch` holds kBlockDocs doubled rows.
-  void RawScoresBlock(const float* rows, size_t num_docs, double* out,
-                      size_t out_stride, int32_t num_trees,
+  // Full raw scores of at most kBlockDocs rows (`row_stride` floats apart,
+  // >= row_width_): base score, trees, linear part. `scratch` holds
+  // kBlockDocs doubled rows.
+  void RawScoresBlock(const float* rows, size_t num_docs, size_t row_stride,
+                      double* out, size_t out_stride, int32_t num_trees,
                       uint32_t* scratch) const;
   // Applies the transform to raw[k * raw_stride + i] -> out[i].
   void Transform(const double* raw, size_t raw_stride, size_t num_docs,
@@ -128,12 +144,16 @@ class ForestScorer {
                                    bool transformed) const;
 
   int32_t num_features_ = 0;
+  int32_t row_width_ = 0;  // see row_width()
   int32_t num_outputs_ = 1;
   ScoreTransform transform_ = ScoreTransform::kIdentity;
   std::vector<double> base_score_;        // num_outputs_ entries
   // Features some split tests, in increasing order: only they are copied
   // into doubled rows.
   std::vector<int32_t> used_features_;
+  // Features some split tests with zero as missing, in increasing order
+  // (usually none): they get two more slots each.
+  std::vector<int32_t> zero_features_;
   std::vector<Node> nodes_;                // all trees, leaves included
   std::vector<double> node_values_;        // leaf value per node (0 inside)
   // Trees [tree_block_begin_[b], tree_block_begin_[b + 1]) form block b, sized

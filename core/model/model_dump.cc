@@ -101,9 +101,13 @@ void AppendTree(const Ensemble& model, size_t t, std::string* out) {
       absl::StrAppend(out, indent, "<bad node ", n, ">\n");
       continue;
     }
-    absl::StrAppendFormat(out, "%sif %s <= %.9g (node %d, missing -> %s", indent,
-                          FeatureName(model, tree.split_feature[n]),
+    absl::StrAppendFormat(out, "%sif %s <= %.9g (node %d, missing%s -> %s",
+                          indent, FeatureName(model, tree.split_feature[n]),
                           tree.threshold[n], n,
+                          static_cast<size_t>(n) < tree.zero_as_missing.size() &&
+                                  tree.zero_as_missing[n]
+                              ? " or zero"
+                              : "",
                           tree.default_left[n] ? "left" : "right");
     if (static_cast<size_t>(n) < tree.split_gain.size()) {
       absl::StrAppendFormat(out, ", gain %.6g", tree.split_gain[n]);
@@ -119,7 +123,7 @@ void AppendTree(const Ensemble& model, size_t t, std::string* out) {
 std::string DumpModel(const Ensemble& model) {
   std::string out;
   absl::StrAppendFormat(&out, "PLRank model (format version %d)\n",
-                        kModelFormatVersion);
+                        RequiredFormatVersion(model));
   absl::StrAppendFormat(&out, "objective: %s\n", model.objective);
   absl::StrAppendFormat(&out, "features: %d\n", model.num_features);
   absl::StrAppendFormat(

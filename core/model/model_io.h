@@ -9,17 +9,30 @@
 
 namespace plrank {
 
-// The artifact format version this build writes and reads.
-inline constexpr int32_t kModelFormatVersion = 1;
+// The artifact format versions this build reads: every version from
+// kOldestModelFormatVersion to kModelFormatVersion. Version 2 adds
+// Tree::zero_as_missing. A writer stamps RequiredFormatVersion(model), the
+// lowest version that expresses the model, so models that do not use a newer
+// feature stay readable by builds that only know version 1.
+inline constexpr int32_t kOldestModelFormatVersion = 1;
+inline constexpr int32_t kModelFormatVersion = 2;
 
-// The widest model accepted: the LETOR reader's largest feature index
-// (2^24), so every model trained on LETOR data fits.
+// 2 when some split treats zero as missing, else 1.
+int32_t RequiredFormatVersion(const Ensemble& model);
+
+// The most features a model may declare: 2^24. A dense document that wide is
+// 64 MiB of floats (plrank-server's default message limit), and ranking
+// data has at most thousands. Model files are untrusted input: the declared
+// count is only a number in the payload, so readers refuse a larger one
+// instead of sizing anything by it. Memory that depends on the width is
+// sized by the features the model actually reads (ForestScorer::row_width).
 inline constexpr int32_t kMaxModelFeatures = int32_t{1} << 24;
 
 // Checks structure: num_features in [0, kMaxModelFeatures], child indices in
 // range and acyclic (every node reached once from the root), feature indices
 // < num_features, finite thresholds, leaf and linear values, leaf sums that
-// cannot overflow, num_outputs/transform consistency.
+// cannot overflow, per-node flags 0 or 1 (zero_as_missing empty or one per
+// internal node), num_outputs/transform consistency.
 absl::Status ValidateEnsemble(const Ensemble& model);
 
 // Serializes to plrank.v1.Model bytes (with payload checksum) and back.
@@ -27,8 +40,10 @@ absl::StatusOr<std::string> SerializeModel(const Ensemble& model);
 absl::StatusOr<Ensemble> ParseModel(std::string_view bytes,
                                     const std::string& name_for_errors);
 
-// Writes atomically: temp file in the same directory, fsync, rename, fsync of
-// the directory. A crash never leaves a partial file at `path`.
+// Writes atomically through WriteFileAtomically (core/data/file_io.h): temp
+// file in the same directory, fsync, rename, fsync of the directory. A crash
+// never leaves a partial file at `path`; a target that exists and is not a
+// regular file (e.g. /dev/full) is refused.
 absl::Status WriteModelFile(const Ensemble& model, const std::string& path);
 absl::StatusOr<Ensemble> ReadModelFile(const std::string& path);
 

@@ -1,5 +1,6 @@
 // SerializeModel / ParseModel: Ensemble <-> plrank.v1.ModelFile bytes.
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -49,6 +50,15 @@ void TreeToProto(const Tree& tree, v1::Tree* proto) {
                                       tree.leaf_value.end());
   proto->mutable_leaf_count()->Assign(tree.leaf_count.begin(),
                                       tree.leaf_count.end());
+  // Written only when some node uses it, so such a tree's bytes are the
+  // same as before the field existed.
+  if (std::any_of(tree.zero_as_missing.begin(), tree.zero_as_missing.end(),
+                  [](uint8_t flag) { return flag != 0; })) {
+    proto->mutable_zero_as_missing()->Reserve(tree.zero_as_missing.size());
+    for (uint8_t flag : tree.zero_as_missing) {
+      proto->add_zero_as_missing(flag != 0);
+    }
+  }
 }
 
 Tree TreeFromProto(const v1::Tree& proto) {
@@ -64,12 +74,14 @@ Tree TreeFromProto(const v1::Tree& proto) {
   tree.split_gain.assign(proto.split_gain().begin(), proto.split_gain().end());
   tree.leaf_value.assign(proto.leaf_value().begin(), proto.leaf_value().end());
   tree.leaf_count.assign(proto.leaf_count().begin(), proto.leaf_count().end());
+  tree.zero_as_missing.assign(proto.zero_as_missing().begin(),
+                              proto.zero_as_missing().end());
   return tree;
 }
 
-v1::Model EnsembleToProto(const Ensemble& model) {
+v1::Model EnsembleToProto(const Ensemble& model, int32_t format_version) {
   v1::Model proto;
-  proto.set_format_version(kModelFormatVersion);
+  proto.set_format_version(format_version);
   proto.set_objective(model.objective);
   for (const auto& [name, value] : model.parameters) {
     (*proto.mutable_parameters())[name] = value;
@@ -141,15 +153,26 @@ Ensemble EnsembleFromProto(const v1::Model& proto) {
 
 }  // namespace
 
+int32_t RequiredFormatVersion(const Ensemble& model) {
+  for (const Tree& tree : model.trees) {
+    for (uint8_t flag : tree.zero_as_missing) {
+      if (flag != 0) return 2;
+    }
+  }
+  return 1;
+}
+
 absl::StatusOr<std::string> SerializeModel(const Ensemble& model) {
   if (absl::Status status = ValidateEnsemble(model); !status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("refusing to serialize an invalid model: ",
                      status.message()));
   }
+  const int32_t version = RequiredFormatVersion(model);
   v1::ModelFile file;
-  file.set_format_version(kModelFormatVersion);
-  file.set_payload(SerializeDeterministically(EnsembleToProto(model)));
+  file.set_format_version(version);
+  file.set_payload(
+      SerializeDeterministically(EnsembleToProto(model, version)));
   file.set_checksum(Fnv1a64(file.payload()));
   file.set_checksum_algorithm(std::string(kChecksumAlgorithm));
   return SerializeDeterministically(file);
@@ -177,11 +200,13 @@ absl::StatusOr<Ensemble> ParseModel(std::string_view bytes,
     return absl::DataLossError(absl::StrCat(
         name, ": no format version; not a PLRank model file or corrupt"));
   }
-  if (file.format_version() != static_cast<uint32_t>(kModelFormatVersion)) {
+  if (file.format_version() < static_cast<uint32_t>(kOldestModelFormatVersion) ||
+      file.format_version() > static_cast<uint32_t>(kModelFormatVersion)) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: unsupported model format version %d; this build reads version "
-        "%d",
-        name, file.format_version(), kModelFormatVersion));
+        "%s: unsupported model format version %d; this build reads versions "
+        "%d to %d",
+        name, file.format_version(), kOldestModelFormatVersion,
+        kModelFormatVersion));
   }
   if (file.checksum_algorithm() != kChecksumAlgorithm) {
     return absl::DataLossError(absl::StrFormat(
@@ -210,6 +235,16 @@ absl::StatusOr<Ensemble> ParseModel(std::string_view bytes,
   if (absl::Status status = ValidateEnsemble(model); !status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": invalid model: ", status.message()));
+  }
+  // A writer stamps the version the model needs; an older stamp on a model
+  // that needs more means the file was not written by a PLRank writer, and
+  // a build that only knows the older version would mis-score it.
+  if (file.format_version() <
+      static_cast<uint32_t>(RequiredFormatVersion(model))) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: invalid model: it treats zero as missing in some split, which "
+        "needs format version %d, but the file says version %d",
+        name, RequiredFormatVersion(model), file.format_version()));
   }
   return model;
 }

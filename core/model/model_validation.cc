@@ -10,15 +10,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
-#include "core/data/letor_tokens.h"
 #include "core/model/ensemble.h"
 #include "core/model/model_io.h"
 
 namespace plrank {
 namespace {
-
-static_assert(kMaxModelFeatures == letor_internal::kMaxFeatureIndex,
-              "one feature limit for data and models");
 
 // Node indices are int32 and leaves are encoded as ~index, so both counts
 // must stay well inside int32.
@@ -51,6 +47,12 @@ absl::Status ValidateTree(const Tree& tree, size_t t, int32_t num_features) {
                            num_internal, tree.threshold.size(),
                            tree.default_left.size(), tree.left_child.size(),
                            tree.right_child.size()));
+  }
+  if (!tree.zero_as_missing.empty() &&
+      tree.zero_as_missing.size() != num_internal) {
+    return TreeError(t, absl::StrFormat(
+                            "%d zero_as_missing flags for %d internal nodes",
+                            tree.zero_as_missing.size(), num_internal));
   }
   if (!tree.split_gain.empty() && tree.split_gain.size() != num_internal) {
     return TreeError(t, absl::StrFormat("%d split gains for %d internal nodes",
@@ -89,6 +91,11 @@ absl::Status ValidateTree(const Tree& tree, size_t t, int32_t num_features) {
     if (tree.default_left[n] > 1) {
       return NodeError(t, node, absl::StrFormat("default_left %d is not 0 or 1",
                                                 tree.default_left[n]));
+    }
+    if (!tree.zero_as_missing.empty() && tree.zero_as_missing[n] > 1) {
+      return NodeError(t, node,
+                       absl::StrFormat("zero_as_missing %d is not 0 or 1",
+                                       tree.zero_as_missing[n]));
     }
   }
   if (num_internal == 0) return absl::OkStatus();
@@ -167,13 +174,9 @@ absl::Status ValidateEnsemble(const Ensemble& model) {
     return absl::InvalidArgumentError(
         absl::StrFormat("negative num_features %d", model.num_features));
   }
-  // Scorers and servers allocate per feature (and per feature and document),
-  // so a wider model is a corrupt or hostile file: a 20-byte model claiming
-  // 2^31 - 1 features once made flattening allocate 8 GiB.
   if (model.num_features > kMaxModelFeatures) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "num_features %d is above the limit %d (the largest feature index "
-        "the LETOR reader accepts)",
+        "num_features %d is above the limit of %d features per model",
         model.num_features, kMaxModelFeatures));
   }
   if (!model.feature_names.empty() &&

@@ -22,8 +22,8 @@ namespace plrank {
 //
 // Documents come as ForestScorer's doubled rows: 8 documents interleaved
 // slot by slot, slot s holding unsigned order keys (see ForestScorer), and a
-// node tests the slot Build is given for it (feature, or feature + used for
-// NaN -> right). Leaf values are added per document in tree order, so sums are
+// node tests the slot Build is given for it (one per feature and missing
+// rule: NaN, or NaN and zero, sent left or right). Leaf values are added per document in tree order, so sums are
 // bit-identical to walking the trees.
 class QuickScorerForest {
  public:

@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
-#include "core/objectives/splitmix64.h"
+#include "core/data/random.h"
 
 namespace plrank {
 namespace {
@@ -176,7 +176,7 @@ absl::StatusOr<PlContexts> PlContexts::Build(const Dataset& data,
         for (uint32_t i = 0; i < query.size; ++i) order[i] = i;
         SplitMix64 rng(PermutationSeed(seed, options.seed, q, p));
         for (uint32_t i = query.size - 1; i > 0; --i) {
-          std::swap(order[i], order[rng.Below(uint64_t{i} + 1)]);
+          std::swap(order[i], order[rng.BelowUnbiased(uint64_t{i} + 1)]);
         }
         // (-label, shuffled position) is unique, so sorting it is the stable
         // sort of the shuffle by label; only the top `depth` are needed.

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
-#include "core/objectives/splitmix64.h"
+#include "core/data/random.h"
 
 namespace plrank {
 namespace {

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/data/file_io.h"
 #include "core/model/forest_scorer.h"
 #include "core/model/model_io.h"
 
@@ -150,6 +151,11 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   if (job.model_out.empty()) {
     return absl::InvalidArgumentError("no output path (--model_out)");
   }
+  // A target that can never be written (e.g. /dev/full) fails now, not
+  // after training.
+  if (absl::Status target = CheckOutputTarget(job.model_out); !target.ok()) {
+    return target;
+  }
   if (job.eval_at.empty()) {
     return absl::InvalidArgumentError("--eval_at needs at least one cut-off");
   }
@@ -169,10 +175,18 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     init_model = *std::move(loaded);
     if (read_options.num_features == 0) {
       read_options.num_features = init_model->num_features;
+      read_options.num_features_origin = absl::StrCat(
+          "the feature count of --init_model ", job.init_model_path);
     }
   }
   absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options);
   if (!train.ok()) return train.status();
+  // Checked now rather than when the model is written after training.
+  if (train->num_features > kMaxModelFeatures) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %d features is above the limit of %d features per model",
+        job.train_path, train->num_features, kMaxModelFeatures));
+  }
   std::optional<Dataset> valid;
   if (!job.valid_path.empty()) {
     ReadOptions valid_options = read_options;

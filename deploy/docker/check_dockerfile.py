@@ -317,6 +317,12 @@ def check(dockerfile_text, source_dir, bin_dir):
                 errors.append(f"ENTRYPOINT runs {entry[0]}, expected plrank-server")
             if os.path.join(bin_dir, os.path.basename(entry[0])) not in binaries:
                 errors.append(f"ENTRYPOINT {entry[0]} is not copied into the image")
+            # plrank-server defaults to loopback: a container must listen on
+            # every interface for its published ports to work.
+            for flag in ("--host=", "--metrics_host="):
+                values = [a[len(flag):] for a in entry if a.startswith(flag)]
+                if not values or values[-1] not in ("0.0.0.0", "::"):
+                    errors.append(f"ENTRYPOINT needs {flag}0.0.0.0 (the server defaults to 127.0.0.1)")
             for flag in ("--port=", "--metrics_port="):
                 ports = [a[len(flag):] for a in entry if a.startswith(flag)]
                 if ports and ports[-1] not in exposed:

@@ -117,6 +117,12 @@ def consistency_errors(objects, target):
          "container port grpc != --port")
     need(ports.get("metrics") == int(flags.get("metrics_port", 9400)),
          "container port metrics != --metrics_port")
+    # The server listens on 127.0.0.1 unless told otherwise: the Service
+    # and Prometheus reach the pod IP.
+    need(flags.get("host") in ("0.0.0.0", "::"),
+         "--host must be 0.0.0.0 (the server defaults to loopback)")
+    need(flags.get("metrics_host") in ("0.0.0.0", "::"),
+         "--metrics_host must be 0.0.0.0 for Prometheus (the server defaults to loopback)")
 
     # Graceful termination covers the server's lame duck + drain.
     budget = float(flags.get("lame_duck_seconds", 0)) + float(flags.get("drain_seconds", 10))
@@ -311,6 +317,9 @@ def consistency_mutations(objects):
                ["securityContext"].__setitem__("runAsUser", 0)),
         mutate("config file not in the ConfigMap",
                lambda m: server(m)["args"].append("--model_config_file=/etc/plrank/other.textproto")),
+        mutate("/metrics left on the server's loopback default",
+               lambda m: server(m).__setitem__(
+                   "args", [a for a in server(m)["args"] if not a.startswith("--metrics_host=")])),
     ]
 
 
@@ -454,7 +463,8 @@ def commands(args):
         with open(config_path, "w") as f:
             f.write(config_map["data"][os.path.basename(flags["model_config_file"])])
         overrides = [f"--model_base_path={models}", f"--model_config_file={config_path}",
-                     "--host=127.0.0.1", "--port=0", "--metrics_port=0",
+                     "--host=127.0.0.1", "--port=0", "--metrics_host=127.0.0.1",
+                     "--metrics_port=0",
                      "--lame_duck_seconds=0", "--drain_seconds=1"]
         out_path, err_path = os.path.join(work, "server.out"), os.path.join(work, "server.err")
         with open(out_path, "w") as out, open(err_path, "w") as err:

@@ -2,17 +2,20 @@
 // one clear message and a non-zero exit; good input gives reproducible,
 // atomically written models.
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/subprocess.h"
+#include "tests/unit/server/test_models.h"
 
 namespace plrank {
 namespace {
@@ -150,6 +153,46 @@ TEST_F(CliTest, EvalRejectsCorruptModelsAndWrongFeatureCounts) {
   EXPECT_THAT(result.err, HasSubstr("wide.txt:1"));
 }
 
+// A model file is untrusted input: a declared feature count beyond the cap
+// is one clear error, and one within it that the data cannot be widened to
+// says where the width comes from; neither aborts.
+TEST_F(CliTest, ModelsDeclaringHugeFeatureCountsGiveOneClearError) {
+  const std::string huge = dir_.File("huge.pb");
+  WriteFile(huge, testing::ModelBytesDeclaringFeatures(testing::TestEnsemble(1),
+                                                       50000000));
+  CommandResult result = RunCommand({BinPath("plrank-eval"), "--model=" + huge,
+                                     "--data=" + prefix_ + ".test"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("huge.pb"),
+                    HasSubstr("num_features 50000000 is above the limit")));
+  result = Train({"--model_out=" + dir_.File("m.pb"), "--init_model=" + huge});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("num_features 50000000 is above the limit"));
+
+  // 2^24 declared features (the cap), 2 read by the trees, under a 3 GB
+  // address-space limit.
+  const std::string wide = dir_.File("wide.pb");
+  WriteFile(wide, testing::ModelBytesDeclaringFeatures(
+                      testing::TestEnsemble(1), kMaxModelFeatures));
+  const std::string limit = "ulimit -v 3000000; exec ";
+  result = RunCommand({"/bin/sh", "-c",
+                       limit + BinPath("plrank-eval") + " --model=" + wide +
+                           " --data=" + prefix_ + ".test"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("the width, 16777216 features, is the feature "
+                              "count of model " + wide),
+                    Not(HasSubstr("terminate"))));
+  result = RunCommand({"/bin/sh", "-c",
+                       limit + BinPath("plrank-train") + " --train=" + prefix_ +
+                           ".train --quiet --trees=2 --model_out=" +
+                           dir_.File("m.pb") + " --init_model=" + wide});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("is the feature count of --init_model " +
+                                    wide));
+}
+
 TEST_F(CliTest, ScoresDoNotDependOnThreadCount) {
   std::vector<std::string> scores;
   for (const char* threads : {"1", "2"}) {
@@ -190,26 +233,99 @@ TEST_F(CliTest, ContinuesFromABackgroundModelAndComparesModels) {
   EXPECT_THAT(compare.out, AllOf(HasSubstr("ndcg@10"), HasSubstr("p")));
 }
 
+// The trainer is killed while it writes the model, after part of the new
+// bytes are on disk (PLRANK_TEST_KILL_DURING_WRITE makes the atomic writer
+// SIGKILL its own process there): the target keeps the old model byte for
+// byte, and the partial bytes are in a temporary beside it.
 TEST_F(CliTest, KilledTrainerNeverLeavesAHalfModel) {
-  // A big enough run to be killed mid-way; the target holds an older model.
-  const std::string big = dir_.File("big");
-  ASSERT_EQ(RunCommand({BinPath("plrank-datagen"), "--queries=1500",
-                        "--mean_docs=60", "--features=60", "--seed=5",
-                        "--out=" + big})
-                .exit_code,
-            0);
   const std::string model = dir_.File("m.pb");
   ASSERT_EQ(Train({"--model_out=" + model}).exit_code, 0);
   const std::string before = ReadWholeFile(model);
-  for (int delay_ms : {50, 300, 900}) {
-    const pid_t pid = ::plrank::testing::StartCommand(
-        {BinPath("plrank-train"), "--train=" + big, "--trees=2000",
-         "--quiet", "--model_out=" + model},
-        dir_.File("out"), dir_.File("err"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    kill(pid, SIGKILL);
-    ::plrank::testing::WaitForExit(pid);
-    EXPECT_EQ(ReadWholeFile(model), before) << "after " << delay_ms << " ms";
+  // A different model, so a write that reached the target would show.
+  const std::vector<std::string> retrain = {"--model_out=" + model,
+                                            "--trees=30", "--seed=9"};
+  for (const size_t bytes : {size_t{0}, size_t{100}, before.size() / 2}) {
+    std::vector<std::string> argv = {BinPath("plrank-train"),
+                                     "--train=" + prefix_ + ".train",
+                                     "--leaves=7", "--min_data_in_leaf=5",
+                                     "--quiet"};
+    argv.insert(argv.end(), retrain.begin(), retrain.end());
+    const CommandResult killed = RunCommand(
+        argv, {{"PLRANK_TEST_KILL_DURING_WRITE", std::to_string(bytes)}});
+    EXPECT_EQ(killed.exit_code, -SIGKILL) << "after " << bytes << " bytes; "
+                                          << killed.err;
+    EXPECT_EQ(ReadWholeFile(model), before) << "after " << bytes << " bytes";
+    std::vector<std::string> temps;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("m.pb.tmp.", 0) == 0) {
+        temps.push_back(name);
+        EXPECT_EQ(std::filesystem::file_size(entry.path()), bytes) << name;
+        std::filesystem::remove(entry.path());
+      }
+    }
+    EXPECT_EQ(temps.size(), 1u) << "after " << bytes << " bytes";
+  }
+  // Unhindered, the same run replaces the model.
+  const CommandResult completed = Train(retrain);
+  ASSERT_EQ(completed.exit_code, 0) << completed.err;
+  EXPECT_NE(ReadWholeFile(model), before);
+  EXPECT_GT(before.size() / 2, 100u);
+}
+
+// Every file a CLI writes goes through the atomic writer, which refuses a
+// target that exists and is not a regular file instead of renaming a regular
+// file over it (as root, --model_out=/dev/full used to replace the device
+// node). The node is left as it was and the message names the path.
+TEST_F(CliTest, OutputsRefuseTargetsThatAreNotRegularFiles) {
+  const std::string model = dir_.File("m.pb");
+  ASSERT_EQ(Train({"--model_out=" + model}).exit_code, 0);
+  std::vector<std::pair<std::string, std::string>> targets;  // path, kind
+  const std::string fifo = dir_.File("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  targets.push_back({fifo, "is a FIFO"});
+  const std::string directory = dir_.File("directory");
+  std::filesystem::create_directory(directory);
+  targets.push_back({directory, "is a directory"});
+  const std::string link = dir_.File("link-to-fifo");
+  std::filesystem::create_symlink(fifo, link);
+  targets.push_back({link, "is a FIFO"});
+  // A private copy of /dev/full's node (major 1, minor 7), where mknod is
+  // allowed (root): the old writer replaced it with a regular file.
+  const std::string device = dir_.File("full");
+  if (mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+    targets.push_back({device, "is a character device"});
+  }
+  const std::string xgboost_json =
+      std::string(PLRANK_SOURCE_DIR) +
+      "/tests/unit/model/testdata/xgb_rank_small.json";
+  for (const auto& [path, kind] : targets) {
+    struct stat before;
+    ASSERT_EQ(lstat(path.c_str(), &before), 0) << path;
+    const std::vector<std::vector<std::string>> commands = {
+        {BinPath("plrank-train"), "--train=" + prefix_ + ".train",
+         "--trees=2", "--model_out=" + path},
+        {BinPath("plrank-eval"), "--model=" + model,
+         "--data=" + prefix_ + ".test", "--scores_out=" + path},
+        {BinPath("plrank-datagen"), "--queries=5", "--out=" + path},
+        {BinPath("plrank-convert"), "--xgboost_json=" + xgboost_json,
+         "--model_out=" + path}};
+    for (const std::vector<std::string>& command : commands) {
+      const CommandResult result = RunCommand(command);
+      EXPECT_EQ(result.exit_code, 1) << command[0] << " " << path;
+      EXPECT_THAT(result.err, HasSubstr(path + ": exists and " + kind +
+                                        ", not a regular file"))
+          << command[0];
+      struct stat after;
+      ASSERT_EQ(lstat(path.c_str(), &after), 0) << path;
+      EXPECT_EQ(after.st_mode, before.st_mode) << command[0] << " " << path;
+      EXPECT_EQ(after.st_ino, before.st_ino) << command[0] << " " << path;
+    }
+  }
+  // No temporary is left beside any of them.
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos)
+        << entry.path();
   }
 }
 

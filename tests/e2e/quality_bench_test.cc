@@ -27,6 +27,7 @@ using ::plrank::testing::RunCommand;
 using ::plrank::testing::TempDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 #if defined(PLRANK_HAVE_XGB_PEER)
 constexpr bool kHaveXgboost = true;
@@ -151,11 +152,30 @@ TEST(QualityBench, AFailingVariantIsReportedAndTheOthersStillRun) {
   EXPECT_THAT(md, HasSubstr("| n/a | n/a |"));  // no candidate, no verdict
 }
 
+TEST(QualityBench, FirstSeedPicksOtherGeneratedData) {
+  TempDir dir;
+  std::vector<std::string> command = TinyCommand(dir, "sparse", "a=");
+  command.push_back("--systems=lambdamart");
+  command.push_back("--first_seed=11");
+  command.push_back("--seeds=2");
+  const CommandResult run = RunCommand(command);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string md = ReadWholeFile(dir.File("quality.md"));
+  EXPECT_THAT(md, HasSubstr("seeds 11..12)"));
+  EXPECT_THAT(md, HasSubstr("- seed 11, whole set: "));
+  EXPECT_THAT(md, HasSubstr("- seed 12, whole set: "));
+  EXPECT_THAT(md, Not(HasSubstr("- seed 1, whole set: ")));
+  const nlohmann::json json =
+      nlohmann::json::parse(ReadWholeFile(dir.File("quality.json")));
+  EXPECT_EQ(json["settings"]["first_seed"], 11);
+}
+
 TEST(QualityBench, BadListsAreRefused) {
   TempDir dir;
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{"--sets=ohsumed"},
         std::vector<std::string>{"--candidate=nobody"},
+        std::vector<std::string>{"--first_seed=0"},
         std::vector<std::string>{"--systems=xgb_map"}}) {
     std::vector<std::string> command = TinyCommand(dir, "sparse", "a=");
     command.insert(command.end(), extra.begin(), extra.end());

@@ -3,6 +3,7 @@
 // plrank-train on plrank-datagen data), plrank-loadgen against plrank-server
 // and plrank-echo-server. Every child process runs under a time limit.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -351,6 +352,27 @@ TEST_F(RealServerTest, LoadgenBoundedRunHasNoErrorsAndWritesJson) {
   const auto& latency = fields.at("latency_ms").struct_value().fields();
   EXPECT_LE(latency.at("p50").number_value(), latency.at("p99").number_value());
   EXPECT_LE(latency.at("p99").number_value(), latency.at("p99.9").number_value());
+}
+
+// plrank-client --scores_out and plrank-loadgen --json_out go through the
+// atomic writer: a target that is not a regular file is refused and kept.
+TEST_F(RealServerTest, ClientOutputsRefuseTargetsThatAreNotRegularFiles) {
+  const std::string fifo = dir_->File("outputs.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  const CommandResult rank = Client({"--model=demo", "rank",
+                                     "--data=" + TestData(),
+                                     "--scores_out=" + fifo});
+  EXPECT_NE(rank.exit_code, 0);
+  EXPECT_THAT(rank.err, HasSubstr(fifo + ": exists and is a FIFO"));
+  const CommandResult load = RunBounded(
+      {BinPath("plrank-loadgen"), "--target=" + server_->target(),
+       "--model=demo", "--data=" + TestData(), "--concurrency=1",
+       "--requests=5", "--duration_seconds=60", "--json_out=" + fifo});
+  EXPECT_NE(load.exit_code, 0);
+  EXPECT_THAT(load.err, HasSubstr(fifo + ": exists and is a FIFO"));
+  struct stat info;
+  ASSERT_EQ(lstat(fifo.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode));
 }
 
 TEST_F(RealServerTest, TlsWithTheServersCertificate) {

@@ -7,8 +7,10 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "grpcpp/grpcpp.h"
+#include "gmock/gmock.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
@@ -23,6 +25,8 @@ using ::plrank::testing::ReadWholeFile;
 using ::plrank::testing::RunCommand;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 bool Openssl(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"/usr/bin/openssl"};
@@ -85,6 +89,60 @@ TEST(ServerTlsTest, MutualTlsRequiresAClientCertificate) {
   without_cert.pem_root_certs = with_cert.pem_root_certs;
   EXPECT_NE(ListModels(server.absl_address(), without_cert),
             grpc::StatusCode::OK);
+}
+
+// A bad PEM file stops the server with what is wrong with it (checked with
+// OpenSSL before gRPC sees it), not gRPC's "cannot listen on ...".
+TEST(ServerTlsTest, BadTlsFilesSayWhatIsWrong) {
+  if (access("/usr/bin/openssl", X_OK) != 0) GTEST_SKIP() << "no openssl";
+  TempDir dir;
+  ASSERT_TRUE(MakeCertificates(dir));
+  plrank::testing::WriteTestModel(dir.path() + "/models", "web", 1);
+  std::ofstream(dir.File("garbage.pem")) << "this is not a PEM file\n";
+  // A certificate whose body is cut in half.
+  const std::string cert = ReadWholeFile(dir.File("server.pem"));
+  std::ofstream(dir.File("cut.pem"))
+      << ReadWholeFile(dir.File("ca.pem")) << cert.substr(0, cert.size() / 2)
+      << "\n-----END CERTIFICATE-----\n";
+  // A self-signed certificate whose validity ended yesterday.
+  ASSERT_TRUE(Openssl({"x509", "-req", "-in", dir.File("server.csr"),
+                       "-signkey", dir.File("server.key"), "-days", "-1",
+                       "-out", dir.File("expired.pem")}));
+  struct Case {
+    std::string cert, key, ca;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"server.pem", "client.key", "",
+       "TLS key " + dir.File("client.key") +
+           " does not match the certificate " + dir.File("server.pem")},
+      {"server.pem", "server.key", "garbage.pem",
+       "TLS CA " + dir.File("garbage.pem") + ": no PEM certificate in it"},
+      {"server.pem", "server.key", "cut.pem",
+       "TLS CA " + dir.File("cut.pem") +
+           ": certificate 2 in the file is malformed"},
+      {"garbage.pem", "server.key", "",
+       "TLS certificate " + dir.File("garbage.pem") +
+           ": no PEM certificate in it"},
+      {"server.pem", "garbage.pem", "",
+       "TLS key " + dir.File("garbage.pem") + ": no usable PEM private key"},
+      {"server.pem", "server.pem", "",
+       "TLS key " + dir.File("server.pem") + ": no usable PEM private key"},
+      {"expired.pem", "server.key", "",
+       "TLS certificate " + dir.File("expired.pem") +
+           ": the certificate expired on "},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> flags = {
+        "--model_base_path=" + dir.path() + "/models",
+        "--tls_cert_file=" + dir.File(c.cert),
+        "--tls_key_file=" + dir.File(c.key)};
+    if (!c.ca.empty()) flags.push_back("--tls_ca_file=" + dir.File(c.ca));
+    ServerProcess server(flags);
+    EXPECT_FALSE(server.ok()) << c.expected;
+    EXPECT_THAT(server.stderr_text(), HasSubstr(c.expected));
+    EXPECT_THAT(server.stderr_text(), Not(HasSubstr("cannot listen")));
+  }
 }
 
 }  // namespace

@@ -9,9 +9,13 @@
 
 namespace plrank::testing {
 
-// Path of a file under ../shared/data.
+// Path of a file under ../shared/data, or under $PLRANK_SHARED_DATA_DIR
+// when set (ctest uses it to check that tests skip on a clone without data).
 inline std::string SharedDataPath(const std::string& relative) {
-  return std::string(PLRANK_SHARED_DATA_DIR) + "/" + relative;
+  const char* dir = std::getenv("PLRANK_SHARED_DATA_DIR");
+  return std::string(dir != nullptr && *dir != '\0' ? dir
+                                                    : PLRANK_SHARED_DATA_DIR) +
+         "/" + relative;
 }
 
 inline bool RunningInCi() {

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace plrank::testing {
@@ -46,12 +47,20 @@ class TempDir {
   std::string path_;
 };
 
-// Starts `argv` with stdout/stderr redirected to files; returns the pid.
+// Environment variables set in a child on top of the test's own.
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+// Starts `argv` with stdout/stderr redirected to files (and `env` added to
+// its environment); returns the pid.
 inline pid_t StartCommand(const std::vector<std::string>& argv,
                           const std::string& out_path,
-                          const std::string& err_path) {
+                          const std::string& err_path,
+                          const EnvVars& env = {}) {
   pid_t pid = fork();
   if (pid == 0) {
+    for (const auto& [name, value] : env) {
+      setenv(name.c_str(), value.c_str(), 1);
+    }
     int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(out, 1);
@@ -73,13 +82,15 @@ inline int WaitForExit(pid_t pid) {
   return -1;
 }
 
-// Runs a program to completion and captures its output.
-inline CommandResult RunCommand(const std::vector<std::string>& argv) {
+// Runs a program to completion (with `env` added to its environment) and
+// captures its output.
+inline CommandResult RunCommand(const std::vector<std::string>& argv,
+                                const EnvVars& env = {}) {
   TempDir scratch;
   const std::string out = scratch.File("stdout");
   const std::string err = scratch.File("stderr");
   CommandResult result;
-  result.exit_code = WaitForExit(StartCommand(argv, out, err));
+  result.exit_code = WaitForExit(StartCommand(argv, out, err, env));
   result.out = ReadWholeFile(out);
   result.err = ReadWholeFile(err);
   return result;

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
+#include <stdexcept>
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -40,6 +42,21 @@ void ParseFlagsOrDie(int argc, char** argv, const std::string& usage) {
     std::fprintf(stderr, "%s: error: unexpected argument(s): %s (see --help)\n",
                  program.c_str(), absl::StrJoin(extra, " ").c_str());
     std::exit(2);
+  }
+}
+
+int RunOrFailOnOutOfMemory(const std::function<int()>& body) {
+  // The process boundary: core code reports errors as statuses, but an
+  // allocation can still throw; it must not end in std::terminate.
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(absl::ResourceExhaustedError(
+        "out of memory (an allocation failed); the inputs are too large for "
+        "this process's memory limit"));
+  } catch (const std::length_error&) {
+    return Fail(absl::ResourceExhaustedError(
+        "out of memory (a size beyond what can be allocated)"));
   }
 }
 

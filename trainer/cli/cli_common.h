@@ -1,6 +1,7 @@
 #ifndef PLRANK_TRAINER_CLI_CLI_COMMON_H_
 #define PLRANK_TRAINER_CLI_CLI_COMMON_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,11 @@ void ParseFlagsOrDie(int argc, char** argv, const std::string& usage);
 
 // Prints "<program>: error: <message>" to stderr and returns exit code 1.
 int Fail(const absl::Status& status);
+
+// Runs a program's body and returns its exit code; running out of memory
+// (std::bad_alloc, e.g. on a model or data file that declares huge sizes)
+// becomes one Fail() message instead of an abort.
+int RunOrFailOnOutOfMemory(const std::function<int()>& body);
 
 }  // namespace plrank::cli
 

@@ -1,12 +1,10 @@
 #include "trainer/cli/score_writer.h"
 
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
-#include <cstring>
+#include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
+#include "core/data/file_io.h"
 
 namespace plrank::cli {
 
@@ -19,27 +17,15 @@ absl::Status WriteScoresInInputOrder(const Dataset& data,
       ordered[data.input_line_order[i]] = scores[i];
     }
   }
-  const std::string temp = absl::StrCat(path, ".tmp");
-  FILE* file = std::fopen(temp.c_str(), "w");
-  if (file == nullptr) {
-    return absl::InternalError(
-        absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
-  }
+  std::string text;
+  text.reserve(ordered.size() * 20);
   char buffer[64];
-  bool ok = true;
   for (double score : ordered) {
     auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer) - 1, score);
     *end++ = '\n';
-    ok = ok && std::fwrite(buffer, 1, end - buffer, file) ==
-                   static_cast<size_t>(end - buffer);
+    text.append(buffer, static_cast<size_t>(end - buffer));
   }
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::InternalError(
-        absl::StrCat(path, ": write failed: ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, text);
 }
 
 }  // namespace plrank::cli

@@ -10,8 +10,9 @@
 namespace plrank::cli {
 
 // Writes one score per line in the order of the input file's data lines
-// (undoing any regrouping of non-contiguous queries), via a temp file and a
-// rename so readers never see a partial file.
+// (undoing any regrouping of non-contiguous queries), with
+// WriteFileAtomically: readers never see a partial file, and a target that is
+// not a regular file (e.g. /dev/full) is refused.
 absl::Status WriteScoresInInputOrder(const Dataset& data,
                                      absl::Span<const double> scores,
                                      const std::string& path);

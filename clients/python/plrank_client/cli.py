@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
+import stat
 import sys
 import time
 from typing import List, Optional, Sequence, TextIO
@@ -21,7 +23,8 @@ from typing import List, Optional, Sequence, TextIO
 import grpc
 
 from .client import RankerClient
-from .errors import InvalidArgumentError, PlrankError, error_for_code
+from .errors import (InvalidArgumentError, PermissionDeniedError, PlrankError,
+                     error_for_code)
 from .formatting import (format_model_list, format_model_status, format_score)
 from .letor import LetorError, LetorFile, read_letor
 
@@ -106,7 +109,14 @@ def _read_data_for_model(client: RankerClient, args) -> LetorFile:
         raise InvalidArgumentError("--data=FILE (a LETOR file) is required")
     width = args.num_features
     if width == 0:
-        version = client.status(args.model).resolve(args.version, args.label)
+        try:
+            status = client.status(args.model)
+        except PermissionDeniedError as error:
+            # GetModelStatus is an admin RPC; ranking needs no admin rights.
+            raise PermissionDeniedError(
+                f"{error.details} (or pass --num_features=N to read the data "
+                "without asking)") from None
+        version = status.resolve(args.version, args.label)
         width = version.metadata.num_features if version.metadata else 0
         if width <= 0:
             raise error_for_code(
@@ -119,11 +129,46 @@ def _read_data_for_model(client: RankerClient, args) -> LetorFile:
         raise InvalidArgumentError(str(error)) from None
 
 
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+               (stat.S_ISSOCK, "a socket"))
+
+
 def _write_scores(path: str, scores: List[float]) -> None:
-    temp = path + ".tmp"
-    with open(temp, "w", encoding="ascii") as file:
-        file.write("".join(format_score(s) + "\n" for s in scores))
-    os.replace(temp, path)
+    """Writes as the C++ tools' one atomic writer (core/data/file_io.h):
+    refuses a target that exists and is not a regular file (renaming over it
+    would replace e.g. a device node), else temp file beside it, fsync,
+    rename, directory fsync."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # absent: creating the file tells what is wrong
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = next((name for test, name in _FILE_KINDS if test(mode)),
+                    "a special file")
+        raise error_for_code(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"{path}: exists and is {kind}, not a regular file; refusing to "
+            "replace it (give a file path)")
+    temp = f"{path}.tmp.{os.getpid()}.{secrets.token_hex(8)}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as file:
+            file.write("".join(format_score(s) + "\n" for s in scores))
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    directory = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
 def run_rank(client: RankerClient, args, out: TextIO) -> None:

@@ -63,6 +63,8 @@ def format_model_status(status: ModelStatus) -> str:
         lines.append(line)
         if version.error:
             lines.append(f"    error: {version.error}")
+        if version.promotion_refused:
+            lines.append(f"    {version.promotion_refused}")
         meta = version.metadata
         if meta is None:
             continue

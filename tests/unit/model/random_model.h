@@ -141,12 +141,57 @@ inline std::vector<float> RandomRows(std::mt19937_64& rng, size_t num_docs,
   return rows;
 }
 
+// Sets zero_as_missing on about `fraction` of every tree's internal nodes
+// (after generation, so the trees' other fields stay as the seed made them).
+inline void AddZeroAsMissing(std::mt19937_64& rng, double fraction,
+                             Ensemble* model) {
+  std::bernoulli_distribution flag(fraction);
+  for (Tree& tree : model->trees) {
+    if (tree.num_internal_nodes() == 0) continue;
+    tree.zero_as_missing.resize(tree.num_internal_nodes());
+    for (uint8_t& zero : tree.zero_as_missing) zero = flag(rng);
+  }
+}
+
+// Rows like RandomRows, but a third of the values sit at or next to zero
+// (+-0, +-kZeroAsMissingBound and their float neighbours, denormals,
+// +-1e-36), where zero-as-missing splits and plain splits disagree.
+inline std::vector<float> RowsNearZero(std::mt19937_64& rng, size_t num_docs,
+                                       int32_t num_features,
+                                       double nan_fraction = 0.1) {
+  constexpr float kBound = kZeroAsMissingBound;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float near_zero[] = {0.0f,
+                             -0.0f,
+                             kBound,
+                             -kBound,
+                             std::nextafter(kBound, kInf),
+                             -std::nextafter(kBound, kInf),
+                             std::nextafter(kBound, 0.0f),
+                             -std::nextafter(kBound, 0.0f),
+                             std::numeric_limits<float>::denorm_min(),
+                             -std::numeric_limits<float>::denorm_min(),
+                             1e-36f,
+                             -1e-36f};
+  std::vector<float> rows = RandomRows(rng, num_docs, num_features, nan_fraction);
+  std::uniform_int_distribution<size_t> pick(0, std::size(near_zero) - 1);
+  std::bernoulli_distribution replace(1.0 / 3);
+  for (float& value : rows) {
+    if (!std::isnan(value) && replace(rng)) value = near_zero[pick(rng)];
+  }
+  return rows;
+}
+
 // Recursive traversal straight from the Ensemble, as the format defines it.
 inline double ReferenceTree(const Tree& tree, int32_t node, const float* row) {
   if (tree.num_internal_nodes() == 0) return tree.leaf_value[0];
   const float value = row[tree.split_feature[node]];
-  const bool left = std::isnan(value) ? tree.default_left[node] != 0
-                                      : value <= tree.threshold[node];
+  const bool missing =
+      std::isnan(value) || (tree.treats_zero_as_missing(node) &&
+                            -kZeroAsMissingBound <= value &&
+                            value <= kZeroAsMissingBound);
+  const bool left = missing ? tree.default_left[node] != 0
+                            : value <= tree.threshold[node];
   const int32_t child = left ? tree.left_child[node] : tree.right_child[node];
   return child < 0 ? tree.leaf_value[~child] : ReferenceTree(tree, child, row);
 }
@@ -182,6 +227,7 @@ inline void ExpectSameEnsemble(const Ensemble& a, const Ensemble& b) {
     EXPECT_EQ(x.split_feature, y.split_feature) << "tree " << t;
     EXPECT_EQ(x.threshold, y.threshold) << "tree " << t;
     EXPECT_EQ(x.default_left, y.default_left) << "tree " << t;
+    EXPECT_EQ(x.zero_as_missing, y.zero_as_missing) << "tree " << t;
     EXPECT_EQ(x.left_child, y.left_child) << "tree " << t;
     EXPECT_EQ(x.right_child, y.right_child) << "tree " << t;
     EXPECT_EQ(x.split_gain, y.split_gain) << "tree " << t;

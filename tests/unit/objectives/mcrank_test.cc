@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
-#include "core/objectives/splitmix64.h"
+#include "core/data/random.h"
 #include "gtest/gtest.h"
 
 namespace plrank {

@@ -10,7 +10,7 @@
 
 #include "core/data/dataset.h"
 #include "core/objectives/pl_contexts.h"
-#include "core/objectives/splitmix64.h"
+#include "core/data/random.h"
 
 namespace plrank::testing {
 
@@ -32,9 +32,9 @@ inline Dataset RandomDataset(uint64_t seed, int num_queries, int min_size,
   SplitMix64 rng(seed);
   std::vector<std::vector<int32_t>> labels(num_queries);
   for (auto& query : labels) {
-    const int n = min_size + static_cast<int>(rng.Below(max_size - min_size + 1));
+    const int n = min_size + static_cast<int>(rng.BelowUnbiased(max_size - min_size + 1));
     for (int i = 0; i < n; ++i) {
-      query.push_back(static_cast<int32_t>(rng.Below(max_label + 1)));
+      query.push_back(static_cast<int32_t>(rng.BelowUnbiased(max_label + 1)));
     }
   }
   return MakeDataset(labels);

@@ -138,7 +138,7 @@ long double ShiftedLogLikelihood(const PlackettLuceObjective& objective,
 std::vector<int32_t> RandomLeaves(uint64_t seed, size_t n, int32_t num_leaves) {
   SplitMix64 rng(seed);
   std::vector<int32_t> leaves(n);
-  for (int32_t& leaf : leaves) leaf = static_cast<int32_t>(rng.Below(num_leaves));
+  for (int32_t& leaf : leaves) leaf = static_cast<int32_t>(rng.BelowUnbiased(num_leaves));
   return leaves;
 }
 

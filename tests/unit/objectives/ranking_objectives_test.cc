@@ -14,7 +14,7 @@
 #include "core/data/dataset.h"
 #include "core/objectives/cosine.h"
 #include "core/objectives/registry.h"
-#include "core/objectives/splitmix64.h"
+#include "core/data/random.h"
 #include "core/objectives/squared_loss.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -39,9 +39,9 @@ Dataset RandomDataset(uint64_t seed, int num_queries, int max_size) {
   SplitMix64 rng(seed);
   std::vector<std::vector<int32_t>> labels(num_queries);
   for (auto& query : labels) {
-    const int size = 1 + static_cast<int>(rng.Below(max_size));
+    const int size = 1 + static_cast<int>(rng.BelowUnbiased(max_size));
     for (int i = 0; i < size; ++i) {
-      query.push_back(static_cast<int32_t>(rng.Below(3)));
+      query.push_back(static_cast<int32_t>(rng.BelowUnbiased(3)));
     }
   }
   labels.push_back({1, 1, 1});

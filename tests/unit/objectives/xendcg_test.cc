@@ -15,7 +15,7 @@
 
 #include "core/data/dataset.h"
 #include "core/objectives/registry.h"
-#include "core/objectives/splitmix64.h"
+#include "core/data/random.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/objectives/pl_test_util.h"
@@ -32,9 +32,9 @@ Dataset RandomDataset(uint64_t seed, int num_queries, int max_size) {
   SplitMix64 rng(seed);
   std::vector<std::vector<int32_t>> labels(num_queries);
   for (auto& query : labels) {
-    const int size = 2 + static_cast<int>(rng.Below(max_size - 1));
+    const int size = 2 + static_cast<int>(rng.BelowUnbiased(max_size - 1));
     for (int i = 0; i < size; ++i) {
-      query.push_back(static_cast<int32_t>(rng.Below(4)));
+      query.push_back(static_cast<int32_t>(rng.BelowUnbiased(4)));
     }
     query[0] = 1;  // at least one relevant document: never skipped
   }
@@ -162,12 +162,12 @@ TEST(XendcgKernelTest, ThreeDocumentsByHand) {
 TEST(XendcgKernelTest, MatchesLightGbmsOriginalFormulation) {
   SplitMix64 rng(17);
   for (int trial = 0; trial < 200; ++trial) {
-    const size_t n = 2 + rng.Below(30);
+    const size_t n = 2 + rng.BelowUnbiased(30);
     const double scale = trial % 2 == 0 ? 1.0 : 12.0;
     const std::vector<double> scores = RandomScores(100 + trial, n, scale);
     std::vector<double> phi(n);
     for (double& p : phi) {
-      p = std::ldexp(1.0, static_cast<int>(rng.Below(4))) -
+      p = std::ldexp(1.0, static_cast<int>(rng.BelowUnbiased(4))) -
           static_cast<double>(rng.Next() >> 11) * 0x1.0p-53;
     }
     const Derivatives d = Kernel(scores, phi);
@@ -242,11 +242,11 @@ double CrossEntropy(const std::vector<double>& scores,
 TEST(XendcgKernelTest, FirstOrderPartIsTheCrossEntropyGradient) {
   SplitMix64 rng(5);
   for (int trial = 0; trial < 20; ++trial) {
-    const size_t n = 2 + rng.Below(10);
+    const size_t n = 2 + rng.BelowUnbiased(10);
     std::vector<double> scores = RandomScores(50 + trial, n, 2.0);
     std::vector<double> phi(n);
     for (double& p : phi) {
-      p = std::ldexp(1.0, static_cast<int>(rng.Below(3))) -
+      p = std::ldexp(1.0, static_cast<int>(rng.BelowUnbiased(3))) -
           static_cast<double>(rng.Next() >> 11) * 0x1.0p-53;
     }
     const Derivatives d = Kernel(scores, phi, /*corrections=*/false);

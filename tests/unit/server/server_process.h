@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -44,12 +45,15 @@ inline int ParsePortAfter(const std::string& text, const std::string& prefix) {
 // A plrank-server child process on 127.0.0.1, ports chosen by the server.
 class ServerProcess {
  public:
-  // Starts the server with --port=0 --metrics_port=0 plus `flags`; waits
-  // (up to 20 s) for its "listening on" line. Check ok() afterwards.
-  explicit ServerProcess(const std::vector<std::string>& flags) {
-    std::vector<std::string> argv = {BinPath("plrank-server"),
-                                     "--host=127.0.0.1", "--port=0",
+  // Starts the server with --port=0 --metrics_port=0 (and --host=127.0.0.1
+  // unless `server_default_host`, to test the server's own default) plus
+  // `flags`; waits (up to 20 s) for its "listening on" line. Check ok()
+  // afterwards.
+  explicit ServerProcess(const std::vector<std::string>& flags,
+                         bool server_default_host = false) {
+    std::vector<std::string> argv = {BinPath("plrank-server"), "--port=0",
                                      "--metrics_port=0"};
+    if (!server_default_host) argv.push_back("--host=127.0.0.1");
     argv.insert(argv.end(), flags.begin(), flags.end());
     pid_ = StartCommand(argv, out_path(), err_path());
     const auto give_up =
@@ -90,6 +94,34 @@ class ServerProcess {
   std::shared_ptr<grpc::Channel> channel() { return channel_; }
   std::string stdout_text() const { return ReadWholeFile(out_path()); }
   std::string stderr_text() const { return ReadWholeFile(err_path()); }
+
+  // Caps the running server's address space at its current size plus
+  // `headroom_bytes` (RLIMIT_AS, like `ulimit -v`): later allocations
+  // beyond that fail. Relative to the server's own size, so the test does
+  // not depend on how much address space gRPC reserves at startup.
+  bool LimitAddressSpace(int64_t headroom_bytes) {
+    if (pid_ <= 0) return false;
+    const std::string status =
+        ReadWholeFile("/proc/" + std::to_string(pid_) + "/status");
+    const size_t at = status.find("VmSize:");
+    if (at == std::string::npos) return false;
+    const int64_t size_kb = std::atoll(status.c_str() + at + 7);
+    if (size_kb <= 0) return false;
+    rlimit limit;
+    limit.rlim_cur = limit.rlim_max =
+        static_cast<rlim_t>(size_kb * 1024 + headroom_bytes);
+    return prlimit(pid_, RLIMIT_AS, &limit, nullptr) == 0;
+  }
+
+  // Resident memory of the server (VmRSS), in bytes; -1 if unreadable.
+  int64_t ResidentBytes() const {
+    if (pid_ <= 0) return -1;
+    const std::string status =
+        ReadWholeFile("/proc/" + std::to_string(pid_) + "/status");
+    const size_t at = status.find("VmRSS:");
+    if (at == std::string::npos) return -1;
+    return std::atoll(status.c_str() + at + 6) * 1024;
+  }
 
   // Sends `signal` and waits up to `timeout` for the exit; returns the exit
   // code (-signal if killed by one), or nullopt on timeout (then SIGKILLs).

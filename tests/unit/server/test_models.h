@@ -8,8 +8,10 @@
 #include <fstream>
 #include <string>
 
+#include "core/model/checksum.h"
 #include "core/model/ensemble.h"
 #include "core/model/model_io.h"
+#include "plrank/v1/model.pb.h"
 
 namespace plrank::testing {
 
@@ -40,6 +42,17 @@ inline Ensemble TestEnsemble(int64_t tag) {
   metrics.train_loss = 0.5;
   metrics.valid["ndcg@10"] = 0.75;
   model.history.push_back(metrics);
+  return model;
+}
+
+// TestEnsemble(tag) taking `num_features` features (>= 2; the extra ones
+// are not used): what a model retrained on other data looks like to
+// clients.
+inline Ensemble TestEnsembleWithFeatures(int64_t tag, int32_t num_features) {
+  Ensemble model = TestEnsemble(tag);
+  model.num_features = num_features;
+  model.linear_weights.assign(num_features, 0.0);
+  model.linear_weights[1] = 1.0;
   return model;
 }
 
@@ -76,6 +89,27 @@ inline std::string WriteRawModelFile(const std::string& base,
   const std::string path = (dir / "model.pb").string();
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
+}
+
+// A model file whose checksum is valid but whose payload declares
+// `declared_features` features, whatever validation allows: what a hostile
+// or buggy producer can drop into a repository. The trees are `model`'s.
+inline std::string ModelBytesDeclaringFeatures(const Ensemble& model,
+                                               uint32_t declared_features) {
+  absl::StatusOr<std::string> bytes = SerializeModel(model);
+  if (!bytes.ok()) return "";
+  v1::ModelFile file;
+  v1::Model payload;
+  if (!file.ParseFromString(*bytes) ||
+      !payload.ParseFromString(file.payload())) {
+    return "";
+  }
+  payload.set_num_features(declared_features);
+  payload.clear_linear_weights();
+  payload.clear_feature_names();
+  file.set_payload(payload.SerializeAsString());
+  file.set_checksum(Fnv1a64(file.payload()));
+  return file.SerializeAsString();
 }
 
 }  // namespace plrank::testing

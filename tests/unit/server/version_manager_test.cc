@@ -8,7 +8,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "core/model/model_io.h"
 #include "server/model_repository.h"
+#include "server/server_metrics.h"
 #include "tests/testing/subprocess.h"
 #include "tests/unit/server/test_models.h"
 
@@ -16,11 +18,13 @@ namespace plrank::server {
 namespace {
 
 using ::plrank::testing::TempDir;
+using ::plrank::testing::TestEnsembleWithFeatures;
 using ::plrank::testing::TestModelScore;
 using ::plrank::testing::WriteRawModelFile;
 using ::plrank::testing::WriteTestModel;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 v1::ModelSpec Spec(const std::string& name, int64_t version = 0,
                    const std::string& label = "") {
@@ -371,6 +375,236 @@ TEST(VersionManagerTest, ListenerSeesEveryPublishedSnapshot) {
   manager.Scan();
   EXPECT_GE(calls, 2);  // LOADING, then the result
   EXPECT_TRUE(last_available);
+}
+
+
+std::string WriteModelWithFeatures(const std::string& base, int64_t version,
+                                   int32_t num_features) {
+  const std::string path = WriteTestModel(base, "web", version);
+  if (!WriteModelFile(TestEnsembleWithFeatures(version, num_features), path)
+           .ok()) {
+    return "";
+  }
+  return path;
+}
+
+// Value of a counter/gauge series in `metrics`' registry; -1 if absent.
+double SeriesValue(const ServerMetrics& metrics, const std::string& name,
+                   const std::map<std::string, std::string>& labels) {
+  for (const auto& family : metrics.registry()->Collect()) {
+    if (family.name != name) continue;
+    for (const auto& metric : family.metric) {
+      std::map<std::string, std::string> found;
+      for (const auto& label : metric.label) found[label.name] = label.value;
+      if (found == labels) {
+        return family.type == prometheus::MetricType::Counter
+                   ? metric.counter.value
+                   : metric.gauge.value;
+      }
+    }
+  }
+  return -1;
+}
+
+double LoadFailures(const ServerMetrics& metrics) {
+  const double value = SeriesValue(metrics, "plrank_model_loads_total",
+                                   {{"model", "web"}, {"result", "failure"}});
+  return value < 0 ? 0 : value;
+}
+
+// Issue 10 item 3: a newer version with another feature count loads but
+// does not take the default from the serving one, which stays loaded even
+// under latest 1; a label or allow_incompatible_promotion promotes it.
+TEST(VersionManagerTest, IncompatibleVersionLoadsButIsNotPromoted) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  const std::string config = base.File("config.txt");
+  const std::string policy =
+      "models { name: 'web' version_policy { latest { num_versions: 1 } } ";
+  WriteConfig(config, policy + "}");
+  WriteModelWithFeatures(repo, 1, 4);
+  ServerMetrics metrics("test");
+  VersionManager manager({repo, config, &metrics});
+  manager.Scan();
+  WriteModelWithFeatures(repo, 2, 5);
+  ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 1u);
+  EXPECT_EQ(summary.unloaded, 0u);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 2));
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 1);
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web", 2)))->version(), 2);
+  EXPECT_EQ(manager.snapshot()->models.at("web").status.default_version(), 1);
+  const v1::VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->state(), v1::VERSION_STATE_AVAILABLE);
+  EXPECT_THAT(v2->promotion_refused(),
+              HasSubstr("incompatible with version 1 serving now (it takes 5 "
+                        "features per document, the serving version 4)"));
+  EXPECT_THAT(v2->promotion_refused(), Not(HasSubstr("--num_features")));
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 1)->promotion_refused(),
+            "");
+  // Counted once per refused version, not per scan.
+  manager.Scan();
+  EXPECT_EQ(SeriesValue(metrics, "plrank_model_promotions_refused_total",
+                        {{"model", "web"}, {"reason", "num_features"}}),
+            1);
+
+  // A compatible newer version is promoted over the refused one; the one
+  // that served is then released by the policy.
+  WriteModelWithFeatures(repo, 3, 4);
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 3);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(3));
+
+  // Another feature count again; then a label pointing at it promotes it.
+  WriteModelWithFeatures(repo, 4, 6);
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 3);
+  WriteConfig(config, policy + "version_labels { key: 'next' value: 4 } }");
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 4);
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 4)->promotion_refused(),
+            "");
+
+  // Or the model config allows incompatible promotions.
+  WriteModelWithFeatures(repo, 5, 7);
+  WriteConfig(config, policy + "}");
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 4);
+  WriteConfig(config, policy + "allow_incompatible_promotion: true }");
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 5);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(5));
+  EXPECT_EQ(SeriesValue(metrics, "plrank_model_promotions_refused_total",
+                        {{"model", "web"}, {"reason", "num_features"}}),
+            3);
+}
+
+// At startup nothing serves, so the newest version becomes the default.
+TEST(VersionManagerTest, NewestVersionServesWhenNothingServedBefore) {
+  TempDir base;
+  WriteModelWithFeatures(base.path(), 1, 4);
+  WriteModelWithFeatures(base.path(), 2, 5);
+  VersionManager manager({base.path(), "", nullptr});
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 2);
+  // Removing the serving version hands the default to what is left.
+  std::filesystem::remove_all(base.path() + "/web/2");
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 1);
+}
+
+// Issue 10 item 4: a version copied slowly fails while incomplete; its
+// failures are not counted while the file keeps changing, and once newer
+// versions fill the policy window its stale FAILED entry goes away when the
+// copy completes.
+TEST(VersionManagerTest, SlowCopyCountsNoFailureAndLeavesNoStaleError) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  ServerMetrics metrics("test");
+  VersionManager manager({base.path(), "", &metrics});
+  manager.Scan();
+  auto bytes = SerializeModel(plrank::testing::TestEnsemble(2));
+  ASSERT_TRUE(bytes.ok());
+  for (size_t part : {bytes->size() / 3, 2 * bytes->size() / 3}) {
+    WriteRawModelFile(base.path(), "web", 2, bytes->substr(0, part));
+    EXPECT_EQ(manager.Scan().failed, 1u);
+    const v1::VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
+    ASSERT_NE(v2, nullptr);
+    EXPECT_EQ(v2->state(), v1::VERSION_STATE_FAILED);
+  }
+  // The copy completes: loaded, and no failure was ever counted.
+  WriteRawModelFile(base.path(), "web", 2, *bytes);
+  EXPECT_EQ(manager.Scan().loaded, 1u);
+  EXPECT_EQ(LoadFailures(metrics), 0);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 2));
+
+  // Version 3 is being copied while 4 and 5 are published atomically.
+  WriteRawModelFile(base.path(), "web", 3, bytes->substr(0, 10));
+  manager.Scan();
+  WriteTestModel(base.path(), "web", 4);
+  WriteTestModel(base.path(), "web", 5);
+  WriteRawModelFile(base.path(), "web", 3, bytes->substr(0, 20));  // growing
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(4, 5));
+  // Its copy completes: outside the window, it is simply not listed (not
+  // FAILED with the error of a file that no longer exists).
+  WriteRawModelFile(base.path(), "web", 3,
+                    *SerializeModel(plrank::testing::TestEnsemble(3)));
+  manager.Scan();
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 3), nullptr);
+  EXPECT_EQ(LoadFailures(metrics), 0);
+  // Should the window reach it again, it loads.
+  std::filesystem::remove_all(base.path() + "/web/5");
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(3, 4));
+}
+
+// A broken file counts one failure per content: an incomplete one once a
+// scan finds it unchanged, an invalid one at once; touching it, or copying
+// the same bytes again, neither retries nor counts again.
+TEST(VersionManagerTest, LoadFailureCountsOncePerFileContent) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  ServerMetrics metrics("test");
+  VersionManager manager({base.path(), "", &metrics});
+  manager.Scan();
+  const std::string path =
+      WriteRawModelFile(base.path(), "web", 2, "not a model");
+  EXPECT_EQ(manager.Scan().failed, 1u);
+  EXPECT_EQ(LoadFailures(metrics), 0);  // maybe a copy in progress
+  EXPECT_EQ(manager.Scan().failed, 0u);
+  EXPECT_EQ(LoadFailures(metrics), 1);  // unchanged: a real failure
+  manager.Scan();
+  EXPECT_EQ(LoadFailures(metrics), 1);
+  // Same content, new inode and mtime: not retried, not counted again.
+  std::filesystem::remove(path);
+  WriteRawModelFile(base.path(), "web", 2, "not a model");
+  EXPECT_EQ(manager.Scan().failed, 0u);
+  EXPECT_EQ(LoadFailures(metrics), 1);
+  // A complete but invalid model counts at once.
+  WriteRawModelFile(base.path(), "web", 2,
+                    plrank::testing::ModelBytesDeclaringFeatures(
+                        plrank::testing::TestEnsemble(2), 50000000));
+  EXPECT_EQ(manager.Scan().failed, 1u);
+  EXPECT_EQ(LoadFailures(metrics), 2);
+  EXPECT_THAT(FindVersion(*manager.snapshot(), "web", 2)->error(),
+              HasSubstr("above the limit"));
+}
+
+// Issue 10 item 8: after many reloads status lists the serving versions and
+// only the last few retired ones; series labelled with a released version
+// are dropped from the metrics.
+TEST(VersionManagerTest, StatusAndVersionMetricsStayBoundedOverReloads) {
+  TempDir base;
+  ServerMetrics metrics("test");
+  VersionManager manager({base.path(), "", &metrics});
+  for (int v = 1; v <= 30; ++v) {
+    WriteTestModel(base.path(), "web", v);
+    manager.Scan();
+    auto version = manager.snapshot()->Resolve(Spec("web"));
+    ASSERT_TRUE(version.ok());
+    metrics.RecordRequest("Rank", "web", (*version)->version_string(), "OK",
+                          0.001, 3);
+    metrics.RecordScoring("web", (*version)->version_string(), 0.001);
+  }
+  const v1::ModelStatus& status = manager.snapshot()->models.at("web").status;
+  EXPECT_EQ(status.versions_size(), 2 + static_cast<int>(kRetiredVersionsInStatus));
+  EXPECT_EQ(status.versions(0).version(), 30 - 2 - kRetiredVersionsInStatus + 1);
+  const std::map<std::string, std::string> old_request = {
+      {"method", "Rank"}, {"model", "web"}, {"version", "5"}, {"code", "OK"}};
+  const std::map<std::string, std::string> live_request = {
+      {"method", "Rank"}, {"model", "web"}, {"version", "30"}, {"code", "OK"}};
+  EXPECT_EQ(SeriesValue(metrics, "plrank_requests_total", old_request), -1);
+  EXPECT_EQ(SeriesValue(metrics, "plrank_requests_total", live_request), 1);
+  int series = 0;
+  for (const auto& family : metrics.registry()->Collect()) {
+    if (family.name == "plrank_requests_total" ||
+        family.name == "plrank_scoring_duration_seconds") {
+      series += static_cast<int>(family.metric.size());
+    }
+  }
+  EXPECT_EQ(series, 4);  // versions 29 and 30, one of each
 }
 
 }  // namespace

@@ -1,0 +1,114 @@
+// WriteFileAtomically, the one writer of every output file: it replaces
+// regular files whole and refuses targets that are not regular files.
+#include "core/data/file_io.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace plrank {
+namespace {
+
+using ::testing::HasSubstr;
+
+class FileIoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "/file-io-XXXXXX";
+    dir_ = mkdtemp(pattern.data());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  std::string Read(const std::string& path) const {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  std::vector<std::string> Entries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(FileIoTest, CreatesAndReplacesRegularFilesWithNoTemporaryLeft) {
+  const std::string path = Path("out.txt");
+  ASSERT_TRUE(WriteFileAtomically(path, "first\n").ok());
+  EXPECT_EQ(Read(path), "first\n");
+  ASSERT_TRUE(WriteFileAtomically(path, "second\n").ok());
+  EXPECT_EQ(Read(path), "second\n");
+  // A symlink to a regular file is a regular target (the link is replaced).
+  std::filesystem::create_symlink(path, Path("link"));
+  ASSERT_TRUE(WriteFileAtomically(Path("link"), "third\n").ok());
+  EXPECT_EQ(Read(Path("link")), "third\n");
+  EXPECT_THAT(Entries(), ::testing::ElementsAre("link", "out.txt"));
+}
+
+TEST_F(FileIoTest, RefusesTargetsThatAreNotRegularFiles) {
+  struct Target {
+    std::string path;
+    std::string kind;
+  };
+  std::vector<Target> targets;
+  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0644), 0);
+  targets.push_back({Path("fifo"), "a FIFO"});
+  std::filesystem::create_directory(Path("dir"));
+  targets.push_back({Path("dir"), "a directory"});
+  std::filesystem::create_symlink(Path("fifo"), Path("link-to-fifo"));
+  targets.push_back({Path("link-to-fifo"), "a FIFO"});
+  // A private node with /dev/full's numbers, where mknod is allowed (root).
+  if (mknod(Path("full").c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+    targets.push_back({Path("full"), "a character device"});
+  }
+  for (const Target& target : targets) {
+    struct stat before;
+    ASSERT_EQ(lstat(target.path.c_str(), &before), 0);
+    for (const absl::Status& status :
+         {CheckOutputTarget(target.path),
+          WriteFileAtomically(target.path, "data\n")}) {
+      EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition)
+          << target.path << ": " << status;
+      EXPECT_THAT(status.message(),
+                  HasSubstr(target.path + ": exists and is " + target.kind +
+                            ", not a regular file"));
+    }
+    struct stat after;
+    ASSERT_EQ(lstat(target.path.c_str(), &after), 0);
+    EXPECT_EQ(after.st_mode, before.st_mode) << target.path;
+    EXPECT_EQ(after.st_ino, before.st_ino) << target.path;
+  }
+  for (const std::string& name : Entries()) {
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+  }
+}
+
+TEST_F(FileIoTest, MissingDirectoryIsNamed) {
+  const absl::Status status =
+      WriteFileAtomically(Path("no/such/dir/out.txt"), "x");
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("no/such/dir/out.txt"));
+  EXPECT_TRUE(CheckOutputTarget(Path("absent.txt")).ok());
+}
+
+}  // namespace
+}  // namespace plrank
