@@ -22,14 +22,13 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/child_process.h"
 #include "bench/synthetic_letor_text.h"
+#include "common/program.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
 
@@ -219,10 +218,10 @@ int Main() {
 }  // namespace plrank::bench
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  std::vector<char*> rest = plrank::ParseProgramFlags(
+      argc, argv,
       "LETOR parsing throughput: plrank::ReadLetorFile vs XGBoost's loader.\n"
       "  plrank-bench-parse [--file F | --size_mb 150] [--repeats 3]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::fprintf(stderr, "plrank-bench-parse: unexpected argument %s\n", rest[1]);
     return 2;

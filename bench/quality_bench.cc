@@ -19,8 +19,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -31,6 +29,7 @@
 #include "bench/child_process.h"
 #include "bench/quality_report.h"
 #include "bench/quality_run.h"
+#include "common/program.h"
 #include "core/data/file_io.h"
 
 ABSL_FLAG(std::string, sets, "mq2008,lightgbm,mslr,many_relevant,sparse,graded_ties",
@@ -226,12 +225,12 @@ int Main(int argc, char** argv) {
 }  // namespace plrank::bench
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  std::vector<char*> rest = plrank::ParseProgramFlags(
+      argc, argv,
       "Ranking quality of PLRank variants vs LambdaMART and XGBoost over real "
       "and generated data regimes.\n"
       "  plrank-bench-quality --out=bench/results/quality.md [--sets=...] "
       "[--plrank_variants='name=flags;...']");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::fprintf(stderr, "plrank-bench-quality: unexpected argument %s\n", rest[1]);
     return 2;

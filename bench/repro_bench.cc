@@ -15,12 +15,11 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "bench/repro_lib.h"
 #include "bench/repro_report.h"
 #include "bench/repro_systems.h"
+#include "common/program.h"
 #include "core/data/file_io.h"
 
 ABSL_FLAG(std::string, folds_dir, "",
@@ -138,10 +137,10 @@ int Main() {
 }  // namespace plrank::bench
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  std::vector<char*> rest = plrank::ParseProgramFlags(
+      argc, argv,
       "Reproduces the PLRank paper's Tables 1, 3 and 4 on LETOR folds.\n"
       "  plrank-repro --folds_dir=DIR [--systems=all] [--trees=100] ...");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::fprintf(stderr, "plrank-repro: unexpected argument %s\n", rest[1]);
     return 2;

@@ -21,8 +21,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +31,7 @@
 #include "absl/strings/strip.h"
 #include "bench/child_process.h"
 #include "bench/score_evaluation.h"
+#include "common/program.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
 
@@ -420,10 +419,10 @@ int Main() {
 }  // namespace plrank::bench
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  std::vector<char*> rest = plrank::ParseProgramFlags(
+      argc, argv,
       "PLRank vs XGBoost: train time, peak RSS, test NDCG@1/3/10 and ERR.\n"
       "  plrank-bench-train --folds_dir=DIR | --generated [--trees N ...]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::fprintf(stderr, "plrank-bench-train: unexpected argument %s\n", rest[1]);
     return 2;

@@ -17,13 +17,12 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/xgb_call.h"
+#include "common/program.h"
 #include "core/data/dataset.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
@@ -207,11 +206,11 @@ absl::Status Run() {
 }  // namespace plrank::bench
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  std::vector<char*> rest = plrank::ParseProgramFlags(
+      argc, argv,
       "Trains XGBoost (hist, lossguide) on a LETOR file.\n"
       "  plrank-xgb-peer --train F --test T --scores_out S "
       "--objective=rank:ndcg --trees 100 --leaves 31");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::fprintf(stderr, "plrank-xgb-peer: error: unexpected argument %s\n", rest[1]);
     return 2;

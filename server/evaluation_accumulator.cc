@@ -31,9 +31,32 @@ absl::StatusOr<EvaluationAccumulator> EvaluationAccumulator::Create(
   map.kind = MetricSpec::Kind::kMap;
   accumulator.specs_.push_back(err);
   accumulator.specs_.push_back(map);
-  accumulator.options_.empty_query = first.skip_empty_queries()
-                                         ? EmptyQueryNdcg::kSkip
-                                         : EmptyQueryNdcg::kOne;
+  switch (first.empty_query_ndcg()) {
+    case v1::EMPTY_QUERY_NDCG_UNSPECIFIED:
+      accumulator.options_.empty_query = first.skip_empty_queries()
+                                             ? EmptyQueryNdcg::kSkip
+                                             : EmptyQueryNdcg::kOne;
+      break;
+    case v1::EMPTY_QUERY_NDCG_ONE:
+      accumulator.options_.empty_query = EmptyQueryNdcg::kOne;
+      break;
+    case v1::EMPTY_QUERY_NDCG_ZERO:
+      accumulator.options_.empty_query = EmptyQueryNdcg::kZero;
+      break;
+    case v1::EMPTY_QUERY_NDCG_SKIP:
+      accumulator.options_.empty_query = EmptyQueryNdcg::kSkip;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("empty_query_ndcg ", first.empty_query_ndcg(),
+                       " is not one of ONE (1), ZERO (2), SKIP (3)"));
+  }
+  if (first.skip_empty_queries() &&
+      accumulator.options_.empty_query != EmptyQueryNdcg::kSkip) {
+    return absl::InvalidArgumentError(
+        "skip_empty_queries is set but empty_query_ndcg says otherwise; set "
+        "one of them");
+  }
   accumulator.per_query_ = first.per_query();
   accumulator.data_.query_offsets.push_back(0);
   return accumulator;
@@ -119,6 +142,17 @@ absl::Status EvaluationAccumulator::Finish(
   response->set_model_version(version.version());
   response->set_query_count(static_cast<uint32_t>(data_.num_queries()));
   response->set_document_count(data_.labels.size());
+  switch (options_.empty_query) {
+    case EmptyQueryNdcg::kOne:
+      response->set_empty_query_ndcg(v1::EMPTY_QUERY_NDCG_ONE);
+      break;
+    case EmptyQueryNdcg::kZero:
+      response->set_empty_query_ndcg(v1::EMPTY_QUERY_NDCG_ZERO);
+      break;
+    case EmptyQueryNdcg::kSkip:
+      response->set_empty_query_ndcg(v1::EMPTY_QUERY_NDCG_SKIP);
+      break;
+  }
   for (size_t m = 0; m < specs_.size(); ++m) {
     v1::MetricValue* metric = response->add_metrics();
     metric->set_name(specs_[m].Name());

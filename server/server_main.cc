@@ -7,8 +7,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
+#include "common/program.h"
 #include "server/ranking_server.h"
 
 ABSL_FLAG(std::string, model_base_path, "",
@@ -58,10 +57,16 @@ ABSL_FLAG(std::string, tls_ca_file, "",
           "signed (mTLS)");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  const std::vector<char*> positional = plrank::ParseProgramFlags(
+      argc, argv,
       "Serves PLRank models over gRPC.\n"
       "  plrank-server --model_base_path=/models --host=0.0.0.0 --port=8500");
-  absl::ParseCommandLine(argc, argv);
+  if (positional.size() > 1) {
+    std::fprintf(stderr,
+                 "plrank-server: error: unexpected argument %s (see --help)\n",
+                 positional[1]);
+    return 2;
+  }
   plrank::server::ServerOptions options;
   options.model_base_path = absl::GetFlag(FLAGS_model_base_path);
   options.model_config_file = absl::GetFlag(FLAGS_model_config_file);

@@ -24,6 +24,10 @@ ABSL_FLAG(std::string, scores_out, "",
 ABSL_FLAG(std::string, compare_with, "",
           "Second model: adds its metrics and paired t-test p-values.");
 ABSL_FLAG(std::string, eval_at, "1,3,5,10", "NDCG cut-offs to report.");
+ABSL_FLAG(int32_t, err_max_grade, 0,
+          "ERR's maximum grade g: R = (2^label - 1) / 2^g, labels above g "
+          "count as g. 0 (default) = the largest label in --data; 4 is what "
+          "many tools fix for 0-4 graded data (MSLR, Yahoo).");
 ABSL_FLAG(bool, dump, false, "Print a human-readable dump of --model and exit.");
 
 namespace {
@@ -57,6 +61,12 @@ int Run() {
   absl::StatusOr<plrank::MetricOptions> metric_options =
       plrank::cli::MetricOptionsFromFlags();
   if (!metric_options.ok()) return plrank::cli::Fail(metric_options.status());
+  metric_options->max_grade = absl::GetFlag(FLAGS_err_max_grade);
+  if (metric_options->max_grade < 0 || metric_options->max_grade > 31) {
+    return plrank::cli::Fail(absl::InvalidArgumentError(absl::StrCat(
+        "--err_max_grade=", metric_options->max_grade,
+        " is not in 0..31 (0 = the data's largest label)")));
+  }
   absl::StatusOr<std::vector<int32_t>> cutoffs =
       plrank::cli::ParseCutoffs(absl::GetFlag(FLAGS_eval_at));
   if (!cutoffs.ok()) return plrank::cli::Fail(cutoffs.status());
@@ -80,9 +90,15 @@ int Run() {
           "the feature count of model ", absl::GetFlag(FLAGS_compare_with));
     }
   }
+  plrank::ReadStats read_stats;
   absl::StatusOr<plrank::Dataset> data =
-      plrank::ReadLetorFile(data_path, *read_options);
+      plrank::ReadLetorFile(data_path, *read_options, &read_stats);
   if (!data.ok()) return plrank::cli::Fail(data.status());
+  if (const std::string note =
+          plrank::DuplicateFeaturesNote(data_path, read_stats);
+      !note.empty()) {
+    std::fprintf(stderr, "plrank-eval: %s\n", note.c_str());
+  }
   if (data->num_documents() == 0) {
     return plrank::cli::Fail(absl::InvalidArgumentError(
         absl::StrCat(data_path, ": the dataset has no documents")));

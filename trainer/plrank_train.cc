@@ -1,8 +1,10 @@
 // plrank-train: fits a gradient-boosted ranking model (PLRank by default)
 // on LETOR files and writes the model artifact atomically.
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/internal/parse.h"
@@ -11,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "core/objectives/registry.h"
 #include "core/pipeline/train_job.h"
 #include "trainer/cli/cli_common.h"
@@ -19,9 +22,13 @@
 
 ABSL_FLAG(std::string, train, "", "Training data (LETOR / SVMlight ranking text).");
 ABSL_FLAG(std::string, valid, "", "Validation data for progress and early stopping.");
+// The list comes from the objective registry, so it cannot drift from what
+// --objective accepts.
 ABSL_FLAG(std::string, objective, "plrank",
-          "Loss: plrank, lambdamart, mcrank, mart1, mart2, cmart1, cosmart, "
-          "ccosmart, klmart, cklmart, xendcg (trees) or ca, listmle (linear).");
+          absl::StrCat("Loss, one of: ",
+                       absl::StrJoin(plrank::KnownObjectives(), ", "),
+                       " (", absl::StrJoin(plrank::LinearObjectives(), ", "),
+                       " train linear models)."));
 ABSL_FLAG(int32_t, trees, 100, "Boosting iterations.");
 ABSL_FLAG(int32_t, leaves, 31, "Leaves per tree (leaf-wise growth).");
 ABSL_FLAG(double, learning_rate, 0.1, "Shrinkage of every tree.");
@@ -128,6 +135,43 @@ absl::Status PlackettLuceFromFlags(plrank::ObjectiveOptions& objective) {
   return absl::OkStatus();
 }
 
+// Flags given on the command line that `objective` does not read: the
+// linear rankers ignore the booster's and the tree losses' flags, the tree
+// objectives ignore the linear rankers'.
+std::vector<std::string> IgnoredFlags(const std::string& objective) {
+  static const char* const kBoosterAndTreeLosses[] = {
+      "trees", "leaves", "learning_rate", "min_data_in_leaf",
+      "min_sum_hessian_in_leaf", "lambda_l2", "feature_fraction",
+      "bagging_fraction", "bagging_freq", "max_bin", "split_gain",
+      "early_stopping_rounds", "log_period", "pl_paper", "pl_permutations",
+      "pl_skip_tied_queries", "pl_stop_at_lowest_label", "pl_ties",
+      "pl_weighting", "pl_normalize_queries", "pl_diagonal_leaf_step",
+      "pl_newton_damping", "pl_max_leaf_step", "lambdamart_sigma",
+      "lambdamart_truncation"};
+  std::vector<std::string> candidates;
+  if (objective == "ca" || objective == "listmle") {
+    candidates.assign(std::begin(kBoosterAndTreeLosses),
+                      std::end(kBoosterAndTreeLosses));
+    if (objective == "ca") {
+      for (const char* flag : {"pl_topk", "listmle_l2", "listmle_max_iterations"}) {
+        candidates.push_back(flag);
+      }
+    } else {
+      for (const char* flag : {"ca_restarts", "ca_max_rounds"}) {
+        candidates.push_back(flag);
+      }
+    }
+  } else {
+    candidates = {"ca_restarts", "ca_max_rounds", "listmle_l2",
+                  "listmle_max_iterations"};
+  }
+  std::vector<std::string> ignored;
+  for (const std::string& flag : candidates) {
+    if (WasGiven(flag)) ignored.push_back("--" + flag);
+  }
+  return ignored;
+}
+
 absl::StatusOr<plrank::TrainJob> JobFromFlags() {
   plrank::TrainJob job;
   job.train_path = absl::GetFlag(FLAGS_train);
@@ -153,6 +197,10 @@ absl::StatusOr<plrank::TrainJob> JobFromFlags() {
   job.eval_at = *eval_at;
 
   job.objective.name = absl::GetFlag(FLAGS_objective);
+  if (absl::Status known = plrank::CheckObjectiveName(job.objective.name);
+      !known.ok()) {
+    return known;
+  }
   absl::Status pl_status = PlackettLuceFromFlags(job.objective);
   if (!pl_status.ok()) return pl_status;
   // l-ListMLE shares --pl_topk but keeps the paper's K = 10 unless asked.
@@ -223,6 +271,16 @@ int main(int argc, char** argv) {
   return plrank::cli::RunOrFailOnOutOfMemory([] {
     absl::StatusOr<plrank::TrainJob> job = JobFromFlags();
     if (!job.ok()) return plrank::cli::Fail(job.status());
+    if (const std::vector<std::string> ignored =
+            IgnoredFlags(job->objective.name);
+        !ignored.empty()) {
+      std::fprintf(stderr, "plrank-train: note: --objective=%s ignores %s%s\n",
+                   job->objective.name.c_str(),
+                   absl::StrJoin(ignored, ", ").c_str(),
+                   plrank::IsLinearObjective(job->objective.name)
+                       ? " (it trains a linear model, not trees)"
+                       : " (flags of the linear rankers ca and listmle)");
+    }
     const bool quiet = absl::GetFlag(FLAGS_quiet);
     absl::StatusOr<plrank::TrainSummary> summary =
         plrank::RunTrainJob(*job, [quiet](const std::string& line) {

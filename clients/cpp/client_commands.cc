@@ -1,6 +1,7 @@
 #include "clients/cpp/client_commands.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "absl/status/status.h"
@@ -48,8 +49,14 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
         absl::StrCat("the feature count of model ", settings.model.name,
                      " version ", version->version(), " on the server");
   }
-  absl::StatusOr<Dataset> data = ReadLetorFile(settings.data_path, options);
+  ReadStats stats;
+  absl::StatusOr<Dataset> data =
+      ReadLetorFile(settings.data_path, options, &stats);
   if (!data.ok()) return data.status();
+  if (const std::string note = DuplicateFeaturesNote(settings.data_path, stats);
+      !note.empty()) {
+    std::fprintf(stderr, "plrank-client: %s\n", note.c_str());
+  }
   if (data->num_documents() == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(settings.data_path, ": the file has no documents"));

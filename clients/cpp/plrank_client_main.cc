@@ -6,9 +6,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -17,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "clients/cpp/client_commands.h"
 #include "clients/cpp/ranker_client.h"
+#include "common/program.h"
 #include "trainer/cli/data_flags.h"
 
 ABSL_FLAG(std::string, target, "", "Server address, HOST:PORT.");
@@ -68,16 +66,7 @@ int Fail(const absl::Status& status, int exit_code = 1) {
 
 // absl flags plus exactly one positional command word.
 absl::StatusOr<std::string> ParseCommandLine(int argc, char** argv) {
-  absl::SetProgramUsageMessage(kUsage);
-  absl::FlagsUsageConfig usage_config;
-  usage_config.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "clients/") ||
-           absl::StrContains(file, "trainer/cli/");
-  };
-  usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
-  usage_config.version_string = [] { return std::string("plrank 0.1.0\n"); };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> positional = plrank::ParseProgramFlags(argc, argv, kUsage);
   if (positional.size() != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         positional.size() < 2 ? "missing command"
@@ -153,18 +142,7 @@ absl::StatusOr<plrank::client::CommandSettings> SettingsFromFlags(
   absl::StatusOr<plrank::MetricOptions> metric =
       plrank::cli::MetricOptionsFromFlags();
   if (!metric.ok()) return metric.status();
-  // The API knows two conventions for queries without relevant documents.
-  switch (metric->empty_query) {
-    case plrank::EmptyQueryNdcg::kOne:
-      settings.evaluate.skip_empty_queries = false;
-      break;
-    case plrank::EmptyQueryNdcg::kSkip:
-      settings.evaluate.skip_empty_queries = true;
-      break;
-    case plrank::EmptyQueryNdcg::kZero:
-      return absl::InvalidArgumentError(
-          "--empty_query_ndcg=zero is not offered by the server; use one or skip");
-  }
+  settings.evaluate.empty_query = metric->empty_query;
   return settings;
 }
 

@@ -158,9 +158,36 @@ v1::EvaluateRequest RankerClient::EvaluateHeader(
   *request.mutable_model_spec() = model.ToProto();
   request.mutable_ndcg_at()->Add(options.ndcg_at.begin(), options.ndcg_at.end());
   request.set_per_query(options.per_query);
-  request.set_skip_empty_queries(options.skip_empty_queries);
+  switch (options.empty_query) {
+    case EmptyQueryNdcg::kOne:
+      break;  // the API's default, understood by every server version
+    case EmptyQueryNdcg::kZero:
+      request.set_empty_query_ndcg(v1::EMPTY_QUERY_NDCG_ZERO);
+      break;
+    case EmptyQueryNdcg::kSkip:
+      request.set_skip_empty_queries(true);  // what older servers read
+      request.set_empty_query_ndcg(v1::EMPTY_QUERY_NDCG_SKIP);
+      break;
+  }
   return request;
 }
+
+namespace {
+
+// A server older than empty_query_ndcg ignores it and answers with NDCG = 1
+// for empty queries; never pass that off as the 0 that was asked for.
+absl::StatusOr<v1::EvaluateResponse> CheckConvention(
+    const EvaluateOptions& options, v1::EvaluateResponse response) {
+  if (options.empty_query == EmptyQueryNdcg::kZero &&
+      response.empty_query_ndcg() != v1::EMPTY_QUERY_NDCG_ZERO) {
+    return absl::FailedPreconditionError(
+        "the server does not support empty_query_ndcg=zero (it predates it); "
+        "use one or skip, or upgrade the server");
+  }
+  return response;
+}
+
+}  // namespace
 
 absl::StatusOr<v1::EvaluateResponse> RankerClient::Evaluate(
     const ModelRef& model, const Dataset& data, const EvaluateOptions& options) {
@@ -183,7 +210,7 @@ absl::StatusOr<v1::EvaluateResponse> RankerClient::Evaluate(
     }
     grpc::Status status = stub_->Evaluate(&context, request, &response);
     if (!status.ok()) return FromGrpcStatus(status);
-    return response;
+    return CheckConvention(options, std::move(response));
   }
 
   // Stream: the header rides on the first message only; each message holds
@@ -207,7 +234,7 @@ absl::StatusOr<v1::EvaluateResponse> RankerClient::Evaluate(
   writer->WritesDone();
   grpc::Status status = writer->Finish();
   if (!status.ok()) return FromGrpcStatus(status);
-  return response;
+  return CheckConvention(options, std::move(response));
 }
 
 absl::StatusOr<v1::ModelStatus> RankerClient::GetModelStatus(

@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
+#include "core/metrics/ranking_metrics.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/support/status.h"
 #include "plrank/v1/ranker.grpc.pb.h"
@@ -50,7 +51,10 @@ struct RankerClientOptions {
 struct EvaluateOptions {
   std::vector<uint32_t> ndcg_at;  // empty = the server's 1, 3, 5, 10
   bool per_query = false;
-  bool skip_empty_queries = false;
+  // NDCG/MAP of a query without relevant document: 1 (the default), 0, or
+  // left out of the means. kZero needs a server that knows the convention
+  // (an older one answers FAILED_PRECONDITION through this client).
+  EmptyQueryNdcg empty_query = EmptyQueryNdcg::kOne;
 };
 
 // gRPC status -> absl::Status: same code (the enums agree), server's message.

@@ -13,9 +13,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "common/program.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
@@ -54,10 +53,10 @@ class EchoRanker final : public plrank::v1::Ranker::Service {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  std::vector<char*> positional = plrank::ParseProgramFlags(
+      argc, argv,
       "Ranker service without a model (transport floor for benchmarks).\n"
       "  plrank-echo-server [--port=0]");
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() > 1) {
     std::fprintf(stderr, "plrank-echo-server: error: unexpected argument %s\n",
                  positional[1]);

@@ -5,9 +5,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +14,7 @@
 #include "clients/loadgen/load_report.h"
 #include "clients/loadgen/loopback_target.h"
 #include "clients/loadgen/request_pool.h"
+#include "common/program.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
 #include "grpcpp/create_channel.h"
@@ -61,15 +59,7 @@ int Fail(const absl::Status& status, int exit_code = 1) {
 }
 
 absl::Status ParseFlags(int argc, char** argv) {
-  absl::SetProgramUsageMessage(kUsage);
-  absl::FlagsUsageConfig usage_config;
-  usage_config.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "clients/");
-  };
-  usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
-  usage_config.version_string = [] { return std::string("plrank 0.1.0\n"); };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> positional = plrank::ParseProgramFlags(argc, argv, kUsage);
   if (positional.size() > 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unexpected argument(s): ",

@@ -385,9 +385,11 @@ absl::StatusOr<Dataset> LetorParser::Assemble(const std::string& query_file,
   } else {
     if (query_file.empty()) {
       return LineError(first_document_line_,
-                       "lines carry no qid: and there is no query file (%s.query "
-                       "or --query_file) giving each query's document count",
-                       name_);
+                       "lines carry no qid: and there is no group file giving "
+                       "each query's document count, one per line (%s.query, "
+                       "LightGBM's name, or %s.group, XGBoost's, beside the "
+                       "data); write one, or add qid:<id> to every line",
+                       name_, name_);
     }
     absl::StatusOr<std::string> group_text = ReadWholeFile(query_file);
     if (!group_text.ok()) return group_text.status();
@@ -479,6 +481,16 @@ absl::StatusOr<Dataset> ParseLetor(std::string_view text,
                !options.query_file.empty(), stats);
 }
 
+std::string DuplicateFeaturesNote(const std::string& path,
+                                  const ReadStats& stats) {
+  if (stats.duplicate_features == 0) return "";
+  return absl::StrFormat(
+      "%s: %d repeated feature %s within a line; the last value of each was "
+      "kept (--duplicate_features=last)",
+      path, stats.duplicate_features,
+      stats.duplicate_features == 1 ? "index" : "indices");
+}
+
 absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
                                       const ReadOptions& options,
                                       ReadStats* stats) {
@@ -486,8 +498,14 @@ absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
   if (!contents.ok()) return contents.status();
   std::string query_file = options.query_file;
   const bool query_file_explicit = !query_file.empty();
-  if (!query_file_explicit && FileExists(path + ".query")) {
-    query_file = path + ".query";
+  // LightGBM's <file>.query, else XGBoost's <file>.group (same content).
+  if (!query_file_explicit) {
+    for (const char* suffix : {".query", ".group"}) {
+      if (FileExists(path + suffix)) {
+        query_file = path + suffix;
+        break;
+      }
+    }
   }
   return Parse(contents->text(), path, options, query_file,
                query_file_explicit, stats);

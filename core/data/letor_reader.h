@@ -30,7 +30,8 @@ struct ReadOptions {
   // in which case its documents are gathered in first-seen query order.
   bool allow_noncontiguous_queries = false;
   // LightGBM form: lines without qid, group sizes in this file. Empty = use
-  // "<path>.query" when it exists and the lines carry no qid.
+  // "<path>.query" (LightGBM's name) or else "<path>.group" (XGBoost's) when
+  // it exists and the lines carry no qid.
   std::string query_file;
 };
 
@@ -44,11 +45,16 @@ struct ReadStats {
 
 // Reads LETOR / SVMlight ranking text:
 //   <label> qid:<id> <index>:<value> ... [# comment]
-// or the LightGBM form (no qid, plus a .query file). Every error status
+// or the LightGBM form (no qid, plus a .query or .group file). Every error status
 // names the file and the 1-based line.
 absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
                                       const ReadOptions& options,
                                       ReadStats* stats = nullptr);
+
+// With --duplicate_features=last: "<path>: N repeated feature indices ..."
+// when the file had any (the CLIs print it), else "".
+std::string DuplicateFeaturesNote(const std::string& path,
+                                  const ReadStats& stats);
 
 // Same, from an in-memory buffer; `name` is used in error messages.
 absl::StatusOr<Dataset> ParseLetor(std::string_view text,

@@ -49,13 +49,23 @@ struct ObjectiveOptions {
 // clip of 100 only guard tiny curvature). Other fields keep `base`'s values.
 ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base);
 
-// A new, not yet Init()-ed objective. InvalidArgument for an unknown name
-// (the message lists the known ones) or out-of-range options.
+// A new, not yet Init()-ed tree objective. InvalidArgument for an unknown
+// name (the message lists the known ones, see CheckObjectiveName), a linear
+// ranker's name, or out-of-range options.
 absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
     const ObjectiveOptions& options);
 
-// Names MakeObjective accepts, in a stable order.
+// Every --objective name, in a stable order: the tree objectives
+// MakeObjective builds, then the linear rankers (LinearObjectives()).
 std::vector<std::string> KnownObjectives();
+
+// The linear rankers ("ca", "listmle"), trained by core/linear rather than
+// built by MakeObjective.
+std::vector<std::string> LinearObjectives();
+
+// OK for a name of KnownObjectives(); otherwise InvalidArgument listing
+// them (and the PLRank name of a LightGBM objective such as "lambdarank").
+absl::Status CheckObjectiveName(const std::string& name);
 
 }  // namespace plrank
 

@@ -1,11 +1,13 @@
 #include "core/pipeline/train_job.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -16,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/data/file_io.h"
+#include "core/linear/linear_model.h"
 #include "core/model/forest_scorer.h"
 #include "core/model/model_io.h"
 
@@ -42,24 +45,28 @@ class Fnv1a64 {
   uint64_t hash_ = 14695981039346656037ull;
 };
 
-// Mean NDCG@k of the first output's final ranking scores. Multi-output
-// models are turned into one score per document by the scorer's transform,
-// which the evaluator reproduces here for consistency.
+// Mean NDCG@k, for each cut-off k, of the first output's final ranking
+// scores. Multi-output models are turned into one score per document by the
+// scorer's transform, which the evaluator reproduces here for consistency.
 class NdcgEvaluator {
  public:
-  NdcgEvaluator(const Dataset* data, int32_t k, int32_t num_outputs,
-                ScoreTransform transform, const MetricOptions& options)
+  NdcgEvaluator(const Dataset* data, const std::vector<int32_t>& cutoffs,
+                int32_t num_outputs, ScoreTransform transform,
+                const MetricOptions& options)
       : data_(data),
-        spec_{MetricSpec::Kind::kNdcg, k},
         num_outputs_(num_outputs),
         transform_(transform),
-        options_(options) {}
+        options_(options) {
+    for (int32_t k : cutoffs) specs_.push_back({MetricSpec::Kind::kNdcg, k});
+  }
 
-  double operator()(absl::Span<const double> scores) const {
+  // One mean per cut-off; `first_only` computes only the first (the others
+  // are NaN).
+  std::vector<double> operator()(absl::Span<const double> scores,
+                                 bool first_only = false) const {
     const size_t n = data_->num_documents();
     if (num_outputs_ == 1 || transform_ == ScoreTransform::kIdentity) {
-      return MeanIgnoringNan(
-          PerQueryMetric(*data_, scores.subspan(0, n), spec_, options_));
+      return Means(scores.subspan(0, n), first_only);
     }
     std::vector<double> ranking(n);
     for (size_t i = 0; i < n; ++i) {
@@ -75,21 +82,37 @@ class NdcgEvaluator {
       }
       ranking[i] = expectation / normalizer;
     }
-    return MeanIgnoringNan(PerQueryMetric(*data_, ranking, spec_, options_));
+    return Means(ranking, first_only);
   }
 
  private:
+  std::vector<double> Means(absl::Span<const double> scores,
+                            bool first_only) const {
+    std::vector<double> means(specs_.size(),
+                              std::numeric_limits<double>::quiet_NaN());
+    for (size_t m = 0; m < (first_only ? 1 : specs_.size()); ++m) {
+      means[m] = MeanIgnoringNan(
+          PerQueryMetric(*data_, scores, specs_[m], options_));
+    }
+    return means;
+  }
+
   const Dataset* data_;
-  MetricSpec spec_;
+  std::vector<MetricSpec> specs_;
   int32_t num_outputs_;
   ScoreTransform transform_;
   MetricOptions options_;
 };
 
-absl::StatusOr<Dataset> LoadDataset(const std::string& path,
-                                    const ReadOptions& options) {
-  absl::StatusOr<Dataset> data = ReadLetorFile(path, options);
+absl::StatusOr<Dataset> LoadDataset(
+    const std::string& path, const ReadOptions& options,
+    const std::function<void(const std::string&)>& log) {
+  ReadStats stats;
+  absl::StatusOr<Dataset> data = ReadLetorFile(path, options, &stats);
   if (!data.ok()) return data.status();
+  if (std::string note = DuplicateFeaturesNote(path, stats); !note.empty()) {
+    log(note);
+  }
   if (data->num_documents() == 0 || data->num_queries() == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": the dataset has no documents"));
@@ -99,6 +122,28 @@ absl::StatusOr<Dataset> LoadDataset(const std::string& path,
 
 std::string FormatMetric(double value) {
   return std::isnan(value) ? std::string("-") : absl::StrFormat("%.4f", value);
+}
+
+// "ndcg@1 0.4000 ndcg@10 0.6000" ("-" for a value not computed).
+std::string FormatMetrics(const std::vector<std::string>& names,
+                          const std::vector<double>* values) {
+  std::string text;
+  for (size_t m = 0; m < names.size(); ++m) {
+    absl::StrAppend(&text, m == 0 ? "" : " ", names[m], " ",
+                    FormatMetric(values == nullptr
+                                     ? std::numeric_limits<double>::quiet_NaN()
+                                     : (*values)[m]));
+  }
+  return text;
+}
+
+// Every computed value of `values` into `out` under its metric name.
+void StoreMetrics(const std::vector<std::string>& names,
+                  const std::vector<double>& values,
+                  std::map<std::string, double>* out) {
+  for (size_t m = 0; m < names.size() && m < values.size(); ++m) {
+    if (!std::isnan(values[m])) (*out)[names[m]] = values[m];
+  }
 }
 
 // Stamps the data digests and creation time, then writes the artifact.
@@ -130,7 +175,8 @@ absl::StatusOr<TrainSummary> Finish(
 }  // namespace
 
 bool IsLinearObjective(const std::string& name) {
-  return name == "ca" || name == "listmle";
+  const std::vector<std::string> linear = LinearObjectives();
+  return std::find(linear.begin(), linear.end(), name) != linear.end();
 }
 
 std::string DatasetDigest(const Dataset& data) {
@@ -159,6 +205,11 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   if (job.eval_at.empty()) {
     return absl::InvalidArgumentError("--eval_at needs at least one cut-off");
   }
+  // A misspelt --objective fails now, not after the data has loaded.
+  if (absl::Status known = CheckObjectiveName(job.objective.name);
+      !known.ok()) {
+    return known;
+  }
   TrainSummary summary;
   const auto load_start = Clock::now();
   // Every parallel region (objectives, metrics, scoring) uses the requested
@@ -179,7 +230,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
           "the feature count of --init_model ", job.init_model_path);
     }
   }
-  absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options);
+  absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options, log);
   if (!train.ok()) return train.status();
   // Checked now rather than when the model is written after training.
   if (train->num_features > kMaxModelFeatures) {
@@ -191,7 +242,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   if (!job.valid_path.empty()) {
     ReadOptions valid_options = read_options;
     valid_options.num_features = train->num_features;
-    absl::StatusOr<Dataset> loaded = LoadDataset(job.valid_path, valid_options);
+    absl::StatusOr<Dataset> loaded = LoadDataset(job.valid_path, valid_options, log);
     if (!loaded.ok()) return loaded.status();
     valid = *std::move(loaded);
   }
@@ -204,6 +255,11 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     log(absl::StrFormat("valid: %s — %d queries, %d documents",
                         job.valid_path, valid->num_queries(),
                         valid->num_documents()));
+  }
+
+  std::vector<std::string> metric_names;
+  for (int32_t cutoff : job.eval_at) {
+    metric_names.push_back(absl::StrCat("ndcg@", cutoff));
   }
 
   if (IsLinearObjective(job.objective.name)) {
@@ -235,11 +291,28 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     model.objective = job.objective.name;
     model.linear_weights = linear->weights;
     model.parameters = job.parameters;
+    // Every --eval_at cut-off of the final weights (the trainer itself
+    // optimises or selects by the first).
     IterationMetrics last;
     last.iteration = linear->iterations;
-    const std::string metric_name = absl::StrCat("ndcg@", job.eval_at.front());
-    last.train[metric_name] = linear->train_ndcg;
-    if (valid) last.valid[metric_name] = linear->valid_ndcg;
+    const NdcgEvaluator train_ndcg(&*train, job.eval_at, 1,
+                                   ScoreTransform::kIdentity,
+                                   job.metric_options);
+    const std::vector<double> train_values =
+        train_ndcg(ScoreLinear(*train, linear->weights));
+    StoreMetrics(metric_names, train_values, &last.train);
+    std::vector<double> valid_values;
+    if (valid) {
+      const NdcgEvaluator valid_ndcg(&*valid, job.eval_at, 1,
+                                     ScoreTransform::kIdentity,
+                                     job.metric_options);
+      valid_values = valid_ndcg(ScoreLinear(*valid, linear->weights));
+      StoreMetrics(metric_names, valid_values, &last.valid);
+    }
+    log(absl::StrFormat("%s: train %s valid %s", job.objective.name,
+                        FormatMetrics(metric_names, &train_values),
+                        FormatMetrics(metric_names,
+                                      valid ? &valid_values : nullptr)));
     model.history.push_back(std::move(last));
     model.best_iteration = 0;
     return Finish(job, *train, valid ? &*valid : nullptr, log,
@@ -280,44 +353,63 @@ absl::StatusOr<TrainSummary> RunTrainJob(
 
   // Metrics are costly next to one boosting iteration on big data: evaluate
   // only when a progress line is due, or every iteration when early
-  // stopping needs the validation curve.
+  // stopping needs the validation curve. A due evaluation computes every
+  // --eval_at cut-off (kept for the log line and the model's history);
+  // early stopping watches the first, and between progress lines only that
+  // one is computed. The booster sees the first cut-off.
   const int32_t total = job.booster.num_trees;
-  const int32_t k = job.eval_at.front();
   auto due = [&job, total](int32_t iteration) {
     return job.log_period > 0 &&
            (iteration % job.log_period == 0 || iteration == total);
   };
-  auto train_calls = std::make_shared<int32_t>(0);
-  auto valid_calls = std::make_shared<int32_t>(0);
-  NdcgEvaluator train_ndcg(&*train, k, num_outputs, transform,
+  struct Computed {
+    int32_t calls = 0;
+    std::map<int32_t, std::vector<double>> by_iteration;
+  };
+  auto train_values = std::make_shared<Computed>();
+  auto valid_values = std::make_shared<Computed>();
+  NdcgEvaluator train_ndcg(&*train, job.eval_at, num_outputs, transform,
                            job.metric_options);
-  inputs.train_evaluator = [train_ndcg, train_calls,
+  inputs.train_evaluator = [train_ndcg, train_values,
                             due](absl::Span<const double> scores) {
-    return due(++*train_calls) ? train_ndcg(scores)
-                               : std::numeric_limits<double>::quiet_NaN();
+    const int32_t iteration = ++train_values->calls;
+    if (!due(iteration)) return std::numeric_limits<double>::quiet_NaN();
+    std::vector<double>& values = train_values->by_iteration[iteration];
+    values = train_ndcg(scores);
+    return values.front();
   };
   if (valid) {
-    NdcgEvaluator valid_ndcg(&*valid, k, num_outputs, transform,
+    NdcgEvaluator valid_ndcg(&*valid, job.eval_at, num_outputs, transform,
                              job.metric_options);
     const bool every = job.booster.early_stopping_rounds > 0;
-    inputs.valid_evaluator = [valid_ndcg, valid_calls, due,
+    inputs.valid_evaluator = [valid_ndcg, valid_values, due,
                               every](absl::Span<const double> scores) {
-      return (due(++*valid_calls) || every)
-                 ? valid_ndcg(scores)
-                 : std::numeric_limits<double>::quiet_NaN();
+      const int32_t iteration = ++valid_values->calls;
+      const bool all = due(iteration);
+      if (!all && !every) return std::numeric_limits<double>::quiet_NaN();
+      std::vector<double>& values = valid_values->by_iteration[iteration];
+      values = valid_ndcg(scores, /*first_only=*/!all);
+      return values.front();
     };
   }
-  const std::string metric_name = absl::StrCat("ndcg@", k);
+  auto values_at = [](const Computed& computed, int32_t iteration)
+      -> const std::vector<double>* {
+    auto it = computed.by_iteration.find(iteration);
+    return it == computed.by_iteration.end() ? nullptr : &it->second;
+  };
   inputs.on_iteration = [&](const IterationReport& report) {
     if (!due(report.iteration)) return;
     const double per_iteration = report.elapsed_seconds / report.iteration;
     const double eta = per_iteration * (report.num_trees - report.iteration);
     log(absl::StrFormat(
-        "[%*d/%d] elapsed %.1fs eta %.1fs loss %.5g train %s %s valid %s %s",
+        "[%*d/%d] elapsed %.1fs eta %.1fs loss %.5g train %s valid %s",
         static_cast<int>(std::to_string(report.num_trees).size()),
         report.iteration, report.num_trees, report.elapsed_seconds, eta,
-        report.train_loss, metric_name, FormatMetric(report.train_metric),
-        metric_name, FormatMetric(report.valid_metric)));
+        report.train_loss,
+        FormatMetrics(metric_names,
+                      values_at(*train_values, report.iteration)),
+        FormatMetrics(metric_names,
+                      values_at(*valid_values, report.iteration))));
   };
 
   const auto train_start = Clock::now();
@@ -342,11 +434,13 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     IterationMetrics metrics;
     metrics.iteration = report.iteration;
     metrics.train_loss = report.train_loss;
-    if (!std::isnan(report.train_metric)) {
-      metrics.train[metric_name] = report.train_metric;
+    if (const std::vector<double>* values =
+            values_at(*train_values, report.iteration)) {
+      StoreMetrics(metric_names, *values, &metrics.train);
     }
-    if (!std::isnan(report.valid_metric)) {
-      metrics.valid[metric_name] = report.valid_metric;
+    if (const std::vector<double>* values =
+            values_at(*valid_values, report.iteration)) {
+      StoreMetrics(metric_names, *values, &metrics.valid);
     }
     model.history.push_back(std::move(metrics));
   }

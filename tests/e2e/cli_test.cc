@@ -329,5 +329,143 @@ TEST_F(CliTest, OutputsRefuseTargetsThatAreNotRegularFiles) {
   }
 }
 
+// --eval_at: every cut-off is in the progress lines and in the model's
+// history (train and valid), for tree and linear objectives.
+TEST_F(CliTest, EveryEvalAtCutoffIsReportedAndStored) {
+  for (const std::string objective : {"plrank", "ca"}) {
+    const std::string model = dir_.File(objective + "_cutoffs.pb");
+    const CommandResult train = RunCommand(
+        {BinPath("plrank-train"), "--train=" + prefix_ + ".train",
+         "--valid=" + prefix_ + ".vali", "--objective=" + objective,
+         "--trees=4", "--leaves=4", "--min_data_in_leaf=5", "--log_period=2",
+         "--ca_restarts=1", "--ca_max_rounds=2", "--eval_at=1,3,10",
+         "--early_stopping_rounds=3", "--model_out=" + model});
+    ASSERT_EQ(train.exit_code, 0) << train.err;
+    EXPECT_THAT(train.out,
+                ::testing::ContainsRegex(
+                    "train ndcg@1 [0-9.]+ ndcg@3 [0-9.]+ ndcg@10 [0-9.]+ "
+                    "valid ndcg@1 [0-9.]+ ndcg@3 [0-9.]+ ndcg@10 [0-9.]+"))
+        << objective << "\n" << train.out;
+    const CommandResult dump =
+        RunCommand({BinPath("plrank-eval"), "--model=" + model, "--dump"});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    EXPECT_THAT(dump.out,
+                ::testing::ContainsRegex(
+                    "train: ndcg@1=[0-9.]+ ndcg@10=[0-9.]+ ndcg@3=[0-9.]+  "
+                    "valid: ndcg@1=[0-9.]+ ndcg@10=[0-9.]+ ndcg@3=[0-9.]+"))
+        << objective << "\n" << dump.out;
+  }
+}
+
+// A misspelt --objective fails before any data is read (the training file
+// does not even exist here), listing every objective, linear ones included.
+TEST_F(CliTest, UnknownObjectiveFailsBeforeLoadingAndListsAll) {
+  CommandResult result = RunCommand(
+      {BinPath("plrank-train"), "--train=" + dir_.File("absent.txt"),
+       "--objective=plrnak", "--model_out=" + dir_.File("o.pb")});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("unknown objective 'plrnak'"));
+  EXPECT_THAT(result.err, HasSubstr("xendcg, ca, listmle"));
+  EXPECT_THAT(result.err, Not(HasSubstr("absent.txt")));
+  result = RunCommand({BinPath("plrank-train"), "--train=" + prefix_ + ".train",
+                       "--objective=lambdarank",
+                       "--model_out=" + dir_.File("o.pb")});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("for 'lambdarank' use lambdamart"));
+  EXPECT_THAT(result.out, Not(HasSubstr("train: ")));  // nothing was loaded
+}
+
+// An unknown flag names the nearest flag, or the PLRank name of a LightGBM
+// parameter; valid spellings (--flag value, --noflag) still parse.
+TEST_F(CliTest, UnknownFlagSuggestsTheNearestOrLightGbmEquivalent) {
+  CommandResult result = Train({"--num_leaves=7"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err,
+              HasSubstr("unknown flag --num_leaves: LightGBM's num_leaves is "
+                        "--leaves here"));
+  result = Train({"--num_iterations=7"});
+  EXPECT_THAT(result.err, HasSubstr("is --trees here"));
+  result = Train({"--learning_rat=0.2"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("unknown flag --learning_rat; did you "
+                                    "mean --learning_rate?"));
+  result = RunCommand({BinPath("plrank-eval"), "--modle=m.pb"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("did you mean --model?"));
+  result = Train({"--model_out", dir_.File("spaced.pb"), "--seed", "3",
+                  "--nopl_stop_at_lowest_label", "--min_data_in_leaf=5"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
+// A LightGBM-form file without a group file: the message names the files
+// that would be read, not a flag that does not exist; XGBoost's .group is
+// read like LightGBM's .query.
+TEST_F(CliTest, LightGbmFormNamesGroupFilesAndReadsDotGroup) {
+  const std::string data = dir_.File("noqid.txt");
+  WriteFile(data, "1 1:0.5 2:0.1\n0 1:0.2 2:0.3\n2 1:0.9 2:0.4\n0 1:0.1 2:0.8\n");
+  CommandResult result = Train({"--train=" + data, "--model_out=" +
+                                                       dir_.File("g.pb")});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr(data + ".query"));
+  EXPECT_THAT(result.err, HasSubstr(data + ".group"));
+  EXPECT_THAT(result.err, Not(HasSubstr("--query_file")));
+  WriteFile(data + ".group", "2\n2\n");
+  result = Train({"--train=" + data, "--min_data_in_leaf=1",
+                  "--model_out=" + dir_.File("g.pb")});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
+// --duplicate_features=last says how many repeated indices it overwrote.
+TEST_F(CliTest, DuplicateFeaturesLastPrintsTheCount) {
+  const std::string model = dir_.File("dup_model.pb");
+  ASSERT_EQ(Train({"--model_out=" + model}).exit_code, 0);
+  const std::string data = dir_.File("dup.txt");
+  WriteFile(data, "1 qid:1 1:0.5 1:0.7 2:1 2:3\n0 qid:1 1:0.2 2:0.1\n");
+  CommandResult eval =
+      RunCommand({BinPath("plrank-eval"), "--model=" + model, "--data=" + data,
+                  "--duplicate_features=last"});
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_THAT(eval.err, HasSubstr(data + ": 2 repeated feature indices"));
+  CommandResult train = RunCommand(
+      {BinPath("plrank-train"), "--train=" + data, "--trees=1",
+       "--min_data_in_leaf=1", "--duplicate_features=last",
+       "--model_out=" + dir_.File("dup2.pb")});
+  ASSERT_EQ(train.exit_code, 0) << train.err;
+  EXPECT_THAT(train.out, HasSubstr(data + ": 2 repeated feature indices"));
+  // None repeated: no note.
+  eval = RunCommand({BinPath("plrank-eval"), "--model=" + model,
+                     "--data=" + prefix_ + ".test", "--duplicate_features=last"});
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_THAT(eval.err, Not(HasSubstr("repeated")));
+}
+
+// ERR by hand: one query ranked labels 2, 1, 0 (the test model scores by
+// x2). R = (2^r - 1) / 2^g; ERR = R1 + R2 (1 - R1) / 2.
+//   g = 2 (the data's top label, default): 0.75 + 0.25 * 0.25 / 2 = 0.78125
+//   g = 4 (--err_max_grade=4): 3/16 + (1/16)(13/16) / 2 = 0.212890625
+//   g = 1: labels clamp to 1, 0.5 + 0.5 * 0.5 / 2 = 0.625
+TEST_F(CliTest, ErrMaxGradeByHand) {
+  const std::string model =
+      testing::WriteTestModel(dir_.File("err_models"), "t", 1);
+  ASSERT_FALSE(model.empty());
+  const std::string data = dir_.File("err.txt");
+  WriteFile(data, "2 qid:1 2:3\n1 qid:1 2:2\n0 qid:1 2:1\n");
+  auto err_line = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {BinPath("plrank-eval"), "--model=" + model,
+                                     "--data=" + data};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const CommandResult result = RunCommand(argv);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return result.out;
+  };
+  EXPECT_THAT(err_line({}), HasSubstr("err          0.781250"));
+  EXPECT_THAT(err_line({"--err_max_grade=4"}), HasSubstr("err          0.212891"));
+  EXPECT_THAT(err_line({"--err_max_grade=1"}), HasSubstr("err          0.625000"));
+  const CommandResult bad = RunCommand({BinPath("plrank-eval"), "--model=" + model,
+                                        "--data=" + data, "--err_max_grade=32"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("--err_max_grade=32 is not in 0..31"));
+}
+
 }  // namespace
 }  // namespace plrank

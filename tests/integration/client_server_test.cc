@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -238,6 +240,35 @@ TEST_F(RealServerTest, EvaluateMatchesPlrankEval) {
   const auto theirs = MetricRows(eval.out);
   ASSERT_EQ(ours.size(), 6u) << evaluate.out;
   EXPECT_EQ(ours, theirs) << evaluate.out << "\n---\n" << eval.out;
+}
+
+// Every --empty_query_ndcg value works through the server and gives
+// plrank-eval's numbers; the file has a query with no relevant document, so
+// one and zero differ.
+TEST_F(RealServerTest, EvaluateEmptyQueryConventionsMatchPlrankEval) {
+  const std::string data = dir_->File("with_empty_query.txt");
+  std::ofstream(data) << "2 qid:a 1:0.9 2:0.5\n0 qid:a 1:0.1 2:0.2\n"
+                      << "1 qid:a 1:0.4 2:0.7\n"
+                      << "0 qid:b 1:0.3 2:0.1\n0 qid:b 1:0.8 2:0.9\n";
+  std::map<std::string, std::string> map_value;
+  for (const std::string convention : {"one", "zero", "skip"}) {
+    const std::string flag = "--empty_query_ndcg=" + convention;
+    CommandResult evaluate =
+        Client({"--model=demo", "evaluate", "--data=" + data, flag});
+    ASSERT_EQ(evaluate.exit_code, 0) << convention << ": " << evaluate.err;
+    CommandResult eval = RunBounded({BinPath("plrank-eval"),
+                                     "--model=" + *model_path_,
+                                     "--data=" + data, flag});
+    ASSERT_EQ(eval.exit_code, 0) << eval.err;
+    const auto ours = MetricRows(evaluate.out);
+    ASSERT_EQ(ours.size(), 6u) << evaluate.out;
+    EXPECT_EQ(ours, MetricRows(eval.out)) << convention;
+    ASSERT_EQ(ours[5].first, "map");
+    map_value[convention] = ours[5].second;
+  }
+  // Query b's AP counts 1, 0, or not at all; query a's is above 0.
+  EXPECT_NE(map_value["one"], map_value["zero"]);
+  EXPECT_NE(map_value["zero"], map_value["skip"]);
 }
 
 TEST_F(RealServerTest, LibraryEvaluateUnaryAndStreamedAgreeWithCore) {

@@ -68,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
                    help=argparse.SUPPRESS)
     p.add_argument("--empty_query_ndcg", default="one", choices=("one", "skip", "zero"),
                    help="evaluate: NDCG/MAP of a query without relevant "
-                        "documents: one (default) or skip")
+                        "documents: one (default), zero, or skip (left out "
+                        "of the means)")
     p.add_argument("--deadline_seconds", type=float, default=30.0,
                    help="deadline of each call")
     p.add_argument("--evaluate_deadline_seconds", type=float, default=600.0,
@@ -215,7 +216,7 @@ def run_evaluate(client: RankerClient, args, out: TextIO) -> None:
         args.model,
         [(q.query_id, q.rows, q.labels) for q in data.queries],
         ks=args.cutoffs, per_query=args.per_query,
-        skip_empty_queries=args.empty_query_ndcg == "skip",
+        empty_query_ndcg=args.empty_query_ndcg,
         version=args.version or None, label=args.label or None)
     out.write(f"{args.data}: {result.query_count} queries, "
               f"{result.document_count} documents "
@@ -249,9 +250,6 @@ def _validated(argv: Sequence[str]):
         raise UsageError("--top must be >= 0")
     if args.num_features < 0:
         raise UsageError("--num_features must be >= 0")
-    if args.empty_query_ndcg == "zero":
-        raise UsageError("--empty_query_ndcg=zero is not offered by the server; "
-                         "use one or skip")
     args.cutoffs = _cutoffs(args.eval_at)
     if not args.target:
         raise UsageError("--target=HOST:PORT is required")

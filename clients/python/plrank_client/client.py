@@ -9,7 +9,7 @@ import grpc
 
 from ._stubs import ranker_pb2, ranker_pb2_grpc
 from .documents import fill_documents
-from .errors import from_rpc_error
+from .errors import FailedPreconditionError, from_rpc_error
 from .types import (EvaluateResult, LabelledQuery, ModelStatus, RankResult,
                     ReloadResult, evaluate_result, model_status, rank_result,
                     reload_result)
@@ -147,6 +147,7 @@ class RankerClient:
     def evaluate(self, model: str, queries: Iterable[Any], *,
                  ks: Optional[Sequence[int]] = None, per_query: bool = False,
                  skip_empty_queries: bool = False,
+                 empty_query_ndcg: Optional[str] = None,
                  version: Optional[int] = None, label: Optional[str] = None,
                  timeout: Optional[float] = None) -> EvaluateResult:
         """Ranking metrics of the model on labelled queries.
@@ -155,13 +156,29 @@ class RankerClient:
         (query_id, documents, labels) tuples, or plrank.v1.LabelledQuery
         messages. ks: NDCG cut-offs (None = the server's 1, 3, 5, 10).
         skip_empty_queries: leave queries without relevant documents out of
-        the means (default: their NDCG/MAP count as 1). Small sets go in one
+        the means (default: their NDCG/MAP count as 1). empty_query_ndcg:
+        "one", "zero" or "skip", the same choice with 0 too (None: follow
+        skip_empty_queries); "zero" raises FailedPreconditionError from a
+        server that predates it rather than return its NDCG = 1. Small sets go in one
         Evaluate request, large ones as an EvaluateStream of ~2 MiB messages.
         """
+        conventions = {"one": ranker_pb2.EMPTY_QUERY_NDCG_ONE,
+                       "zero": ranker_pb2.EMPTY_QUERY_NDCG_ZERO,
+                       "skip": ranker_pb2.EMPTY_QUERY_NDCG_SKIP}
+        if empty_query_ndcg is not None and empty_query_ndcg not in conventions:
+            raise ValueError("empty_query_ndcg must be one of one, zero, skip, "
+                             f"got {empty_query_ndcg!r}")
+        if skip_empty_queries and empty_query_ndcg in ("one", "zero"):
+            raise ValueError("skip_empty_queries contradicts "
+                             f"empty_query_ndcg={empty_query_ndcg!r}")
+        if empty_query_ndcg == "skip":
+            skip_empty_queries = True  # what older servers read
         header = ranker_pb2.EvaluateRequest(
             model_spec=self.model_spec(model, version, label),
             ndcg_at=list(ks or []), per_query=bool(per_query),
             skip_empty_queries=bool(skip_empty_queries))
+        if empty_query_ndcg in ("zero", "skip"):
+            header.empty_query_ndcg = conventions[empty_query_ndcg]
         messages = [_labelled_query(q, i) for i, q in enumerate(queries)]
         if not messages:
             raise ValueError("evaluate needs at least one query")
@@ -170,9 +187,17 @@ class RankerClient:
         if (len(messages) <= EVALUATE_UNARY_MAX_QUERIES and
                 sum(sizes) <= EVALUATE_MESSAGE_BYTES):
             header.queries.extend(messages)
-            return evaluate_result(self._call("Evaluate", header, deadline))
-        stream = _evaluate_stream(header, messages, sizes)
-        return evaluate_result(self._call("EvaluateStream", stream, deadline))
+            response = self._call("Evaluate", header, deadline)
+        else:
+            stream = _evaluate_stream(header, messages, sizes)
+            response = self._call("EvaluateStream", stream, deadline)
+        if (empty_query_ndcg == "zero" and
+                response.empty_query_ndcg != ranker_pb2.EMPTY_QUERY_NDCG_ZERO):
+            raise FailedPreconditionError(
+                "the server does not support empty_query_ndcg=zero (it "
+                "predates it); use one or skip, or upgrade the server",
+                method="Evaluate", target=self.target)
+        return evaluate_result(response)
 
     def status(self, model: str, *, timeout: Optional[float] = None) -> ModelStatus:
         """Versions of `model` with their state, labels and metadata."""

@@ -45,6 +45,7 @@ def both(env, args):
     ["--model=demo", "--label=stable", "evaluate"],
     ["--model=demo", "evaluate", "--eval_at=2,4", "--per_query",
      "--empty_query_ndcg=skip"],
+    ["--model=demo", "--version=2", "evaluate", "--empty_query_ndcg=zero"],
 ], ids=lambda args: " ".join(args))
 def test_output_equals_cpp_client(env, args):
     if "rank" in args or "evaluate" in args:
@@ -74,6 +75,23 @@ def test_evaluate_prints_plrank_eval_metrics(env):
                                              "evaluate", f"--data={env.data}"])
     assert rc == 0, err
     assert parse_metrics(out) == env.eval_metrics[2]
+
+
+@pytest.mark.parametrize("convention", ["one", "zero", "skip"])
+def test_empty_query_conventions_match_plrank_eval(env, tmp_path, convention):
+    # Query b has no relevant document: it counts 1, 0, or not at all.
+    data = tmp_path / "empty_query.txt"
+    data.write_text("2 qid:a 1:0.9 2:0.5\n0 qid:a 1:0.1 2:0.2\n"
+                    "1 qid:a 1:0.4 2:0.7\n0 qid:b 1:0.3\n0 qid:b 1:0.8\n")
+    flag = f"--empty_query_ndcg={convention}"
+    rc, out, err = run_cli(python_cli(env), ["--model=demo", "--version=2",
+                                             "evaluate", f"--data={data}", flag])
+    assert rc == 0, err
+    model = env.model_base / "demo" / "2" / "model.pb"
+    expected = run_cli([env.binary("plrank-eval"), f"--model={model}",
+                        f"--data={data}", flag], [])
+    assert expected[0] == 0, expected[2]
+    assert parse_metrics(out) == parse_metrics(expected[1])
 
 
 @pytest.mark.parametrize("args", [
@@ -123,7 +141,7 @@ def test_bad_data_file_names_file_and_line(env, tmp_path):
     ["status"],                               # no --model
     ["--model=demo", "frobnicate"],           # unknown command
     ["--model=demo", "evaluate", "--eval_at=0"],
-    ["--model=demo", "evaluate", "--empty_query_ndcg=zero"],
+    ["--model=demo", "evaluate", "--empty_query_ndcg=none"],
     ["--model=demo", "--version=-1", "status"],
 ], ids=lambda args: " ".join(args))
 def test_usage_errors_exit_2(env, args):

@@ -3,6 +3,7 @@
 #include "core/data/dense_budget.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -14,6 +15,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 absl::StatusOr<Dataset> Parse(const std::string& text,
                               const ReadOptions& options = {},
@@ -242,6 +244,9 @@ TEST(LetorReaderTest, NoQidWithoutQueryFileIsAnError) {
   EXPECT_THAT(message, HasSubstr("rank.train:2:"));
   EXPECT_THAT(message, HasSubstr("no qid"));
   EXPECT_THAT(message, HasSubstr("rank.train.query"));
+  // Names what exists: the group files beside the data, not a flag.
+  EXPECT_THAT(message, HasSubstr("rank.train.group"));
+  EXPECT_THAT(message, Not(HasSubstr("--query_file")));
 }
 
 TEST(LetorReaderTest, EmptyInputHasNoDocuments) {
@@ -273,6 +278,27 @@ TEST(LetorFileTest, ReadsQueryFileBesideTheData) {
   EXPECT_THAT(data->query_ids, ElementsAre("0", "1"));
   EXPECT_EQ(data->num_features, 2);
   EXPECT_EQ(stats.bytes, 18);
+}
+
+// XGBoost names the same file <data>.group; .query wins when both exist.
+TEST(LetorFileTest, ReadsXgboostGroupFileBesideTheData) {
+  const std::string path = TempPath("xgb_grouped.txt");
+  WriteText(path, "0 1:1\n1 1:2\n2 2:3\n");
+  WriteText(path + ".group", "1\n2\n");
+  absl::StatusOr<Dataset> data = ReadLetorFile(path, {});
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_THAT(data->query_offsets, ElementsAre(0, 1, 3));
+
+  WriteText(path + ".query", "2\n1\n");
+  data = ReadLetorFile(path, {});
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_THAT(data->query_offsets, ElementsAre(0, 2, 3));
+
+  WriteText(path + ".group", "1\nx\n");
+  std::filesystem::remove(path + ".query");
+  data = ReadLetorFile(path, {});
+  ASSERT_FALSE(data.ok());
+  EXPECT_THAT(data.status().message(), HasSubstr(path + ".group:2"));
 }
 
 TEST(LetorFileTest, QuerySizesMustSumToTheDocumentCount) {

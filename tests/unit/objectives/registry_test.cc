@@ -25,6 +25,27 @@ TEST(RegistryTest, UnknownNameListsKnownOnes) {
               ::testing::HasSubstr("plrank"));
 }
 
+// The list in the message is the registry's, linear rankers included, so
+// it cannot drift from what --objective accepts.
+TEST(RegistryTest, EveryObjectiveNameIsKnownAndListed) {
+  EXPECT_THAT(KnownObjectives(), ::testing::IsSupersetOf(LinearObjectives()));
+  EXPECT_THAT(LinearObjectives(), ::testing::ElementsAre("ca", "listmle"));
+  const absl::Status unknown = CheckObjectiveName("no-such-loss");
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  for (const std::string& name : KnownObjectives()) {
+    EXPECT_TRUE(CheckObjectiveName(name).ok()) << name;
+    EXPECT_THAT(std::string(unknown.message()), ::testing::HasSubstr(name));
+  }
+  EXPECT_THAT(std::string(CheckObjectiveName("lambdarank").message()),
+              ::testing::HasSubstr("use lambdamart"));
+  ObjectiveOptions linear;
+  linear.name = "ca";
+  absl::StatusOr<std::unique_ptr<Objective>> objective = MakeObjective(linear);
+  ASSERT_FALSE(objective.ok());
+  EXPECT_THAT(std::string(objective.status().message()),
+              ::testing::HasSubstr("linear ranker"));
+}
+
 TEST(RegistryTest, RejectsBadOptions) {
   ObjectiveOptions options;
   EXPECT_TRUE(MakeObjective(options).ok());  // pl_topk 0: the whole ranking

@@ -96,6 +96,41 @@ TEST_F(EvaluationAccumulatorTest, MatchesCoreMetrics) {
   EXPECT_EQ(response->per_query(2).metrics_size(), 0);
 }
 
+// empty_query_ndcg: ZERO counts an empty query 0, SKIP leaves it out, and
+// the response says which convention was applied.
+TEST_F(EvaluationAccumulatorTest, EmptyQueryConventions) {
+  v1::EvaluateRequest request;
+  request.add_ndcg_at(2);
+  AddQuery(&request, "good", {3, 2, 1}, {2, 1, 0});
+  AddQuery(&request, "empty", {1, 2}, {0, 0});
+  auto response = Run(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->empty_query_ndcg(), v1::EMPTY_QUERY_NDCG_ONE);
+  EXPECT_NEAR(Metric(*response, "ndcg@2"), 1.0, 1e-12);
+
+  request.set_empty_query_ndcg(v1::EMPTY_QUERY_NDCG_ZERO);
+  response = Run(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->empty_query_ndcg(), v1::EMPTY_QUERY_NDCG_ZERO);
+  EXPECT_NEAR(Metric(*response, "ndcg@2"), 0.5, 1e-12);
+  EXPECT_NEAR(Metric(*response, "map"), 0.5, 1e-12);
+
+  request.set_empty_query_ndcg(v1::EMPTY_QUERY_NDCG_SKIP);
+  response = Run(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->empty_query_ndcg(), v1::EMPTY_QUERY_NDCG_SKIP);
+  EXPECT_EQ(response->query_count(), 2u);
+  EXPECT_NEAR(Metric(*response, "ndcg@2"), 1.0, 1e-12);
+
+  // skip_empty_queries contradicting it, or an unknown value: refused.
+  request.set_skip_empty_queries(true);
+  request.set_empty_query_ndcg(v1::EMPTY_QUERY_NDCG_ZERO);
+  EXPECT_EQ(Run(request).status().code(), absl::StatusCode::kInvalidArgument);
+  request.set_skip_empty_queries(false);
+  request.set_empty_query_ndcg(static_cast<v1::EmptyQueryNdcg>(9));
+  EXPECT_EQ(Run(request).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(EvaluationAccumulatorTest, DefaultCutoffs) {
   v1::EvaluateRequest request;
   AddQuery(&request, "q", {1, 2}, {1, 0});

@@ -1,0 +1,43 @@
+#ifndef PLRANK_COMMON_PROGRAM_H_
+#define PLRANK_COMMON_PROGRAM_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace plrank {
+
+// The one version line every PLRank program prints for --version:
+//   "plrank-server 0.1.0 (Release build, commit 0de5ba3c1a2b)"
+// (", commit ..." only when the build was made from a git checkout).
+std::string ProgramVersionLine(absl::string_view program);
+
+// "plrank-train" from "/path/to/plrank-train".
+std::string ProgramShortName(const char* argv0);
+
+// The PLRank name of a LightGBM parameter (num_leaves -> leaves,
+// num_iterations -> trees, ...) among `existing` flag names; empty when the
+// name is not a LightGBM parameter with a PLRank equivalent in `existing`.
+std::string LightGbmEquivalent(absl::string_view lightgbm_name,
+                               const std::vector<std::string>& existing);
+
+// The flag of `candidates` nearest to `name` by edit distance, if it is near
+// enough to be a plausible typo; empty otherwise.
+std::string NearestName(absl::string_view name,
+                        const std::vector<std::string>& candidates);
+
+// Parses absl flags the way every PLRank program does:
+//  - --help / --helpshort list every flag the program defines, whichever
+//    source file of the project defines it (absl alone would only list
+//    flags of a file named after the binary);
+//  - --version prints ProgramVersionLine();
+//  - an unknown flag is one message naming the nearest known flag or the
+//    PLRank flag for a LightGBM parameter name, and exit status 2.
+// Returns the positional arguments, argv[0] first.
+std::vector<char*> ParseProgramFlags(int argc, char** argv,
+                                     absl::string_view usage);
+
+}  // namespace plrank
+
+#endif  // PLRANK_COMMON_PROGRAM_H_
