@@ -20,6 +20,9 @@ if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
     # Deploy checks and the Python client (README "Deploy"): promtool and a
     # real Prometheus, Debian's python3 with gRPC/protobuf/pytest/yaml.
     prometheus python3 python3-grpcio python3-protobuf python3-pytest python3-yaml
+    # plrank-plot (README "Learning curves and pictures"): PNGs via
+    # matplotlib's Agg backend, no display.
+    python3-matplotlib python3-numpy
     # Fuzzing (scripts/fuzz.sh and the fuzz smoke of scripts/test.sh): clang
     # with its sanitizer and libFuzzer runtimes, and its OpenMP.
     clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev
