@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/data/letor_reader.h"
 #include "core/metrics/evaluation.h"
+#include "core/model/feature_importance.h"
 #include "core/model/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "trainer/cli/cli_common.h"
@@ -29,6 +30,11 @@ ABSL_FLAG(int32_t, err_max_grade, 0,
           "count as g. 0 (default) = the largest label in --data; 4 is what "
           "many tools fix for 0-4 graded data (MSLR, Yahoo).");
 ABSL_FLAG(bool, dump, false, "Print a human-readable dump of --model and exit.");
+ABSL_FLAG(bool, importance, false,
+          "Print --model's feature importance and exit: '#' comment lines, "
+          "then 'feature<TAB>gain<TAB>splits<TAB>name', one line per feature "
+          "(1-based index, summed split gain or '-' when the model records "
+          "none, split count, name or '-'), largest gain first.");
 
 namespace {
 
@@ -49,6 +55,10 @@ int Run() {
   if (!model.ok()) return plrank::cli::Fail(model.status());
   if (absl::GetFlag(FLAGS_dump)) {
     std::fputs(plrank::DumpModel(*model).c_str(), stdout);
+    return 0;
+  }
+  if (absl::GetFlag(FLAGS_importance)) {
+    std::fputs(plrank::FormatFeatureImportance(*model).c_str(), stdout);
     return 0;
   }
   const std::string data_path = absl::GetFlag(FLAGS_data);
@@ -146,6 +156,7 @@ int main(int argc, char** argv) {
   plrank::cli::ParseFlagsOrDie(
       argc, argv,
       "Evaluates a model on a LETOR file.\n  plrank-eval --model=model.pb "
-      "--data=test.txt [--scores_out=F] [--compare_with=other.pb]");
+      "--data=test.txt [--scores_out=F] [--compare_with=other.pb]\n"
+      "  plrank-eval --model=model.pb --dump | --importance");
   return plrank::cli::RunOrFailOnOutOfMemory(Run);
 }
