@@ -99,6 +99,10 @@ ABSL_FLAG(int32_t, early_stopping_rounds, 0,
 ABSL_FLAG(std::string, eval_at, "10", "NDCG cut-offs to report, e.g. 1,3,10.");
 ABSL_FLAG(std::string, init_model, "", "Background model to continue from.");
 ABSL_FLAG(std::string, model_out, "", "Where to write the model (atomically).");
+ABSL_FLAG(std::string, history_out, "",
+          "Write every iteration's train and valid loss and NDCG at every "
+          "--eval_at cut-off as JSON here (atomically); metrics are then "
+          "computed every iteration. Plot it with plrank-plot curves.");
 ABSL_FLAG(int32_t, log_period, 10, "Progress line every this many iterations.");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
@@ -178,6 +182,7 @@ absl::StatusOr<plrank::TrainJob> JobFromFlags() {
   job.valid_path = absl::GetFlag(FLAGS_valid);
   job.init_model_path = absl::GetFlag(FLAGS_init_model);
   job.model_out = absl::GetFlag(FLAGS_model_out);
+  job.history_out = absl::GetFlag(FLAGS_history_out);
   if (job.train_path.empty()) {
     return absl::InvalidArgumentError("--train is required");
   }

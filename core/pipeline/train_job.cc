@@ -21,6 +21,7 @@
 #include "core/linear/linear_model.h"
 #include "core/model/forest_scorer.h"
 #include "core/model/model_io.h"
+#include "core/pipeline/training_history.h"
 
 namespace plrank {
 namespace {
@@ -146,10 +147,13 @@ void StoreMetrics(const std::vector<std::string>& names,
   }
 }
 
-// Stamps the data digests and creation time, then writes the artifact.
+// Stamps the data digests and creation time, then writes the artifact and,
+// when asked, the training history (`history` filled in but for what the
+// summary knows).
 absl::StatusOr<TrainSummary> Finish(
     const TrainJob& job, const Dataset& train, const Dataset* valid,
-    const std::function<void(const std::string&)>& log, TrainSummary summary) {
+    const std::function<void(const std::string&)>& log, TrainSummary summary,
+    HistoryInfo history = {}) {
   Ensemble& model = summary.model;
   model.train_data_hash = DatasetDigest(train);
   if (valid != nullptr) model.valid_data_hash = DatasetDigest(*valid);
@@ -169,7 +173,43 @@ absl::StatusOr<TrainSummary> Finish(
   }
   log(absl::StrFormat("wrote %s (%d trees, %d linear weights)", job.model_out,
                       model.trees.size(), model.linear_weights.size()));
+  if (job.history_out.empty()) return summary;
+  history.eval_at = job.eval_at;
+  history.best_iteration = summary.best_iteration;
+  history.early_stopping_rounds = job.booster.early_stopping_rounds;
+  history.train_queries = summary.train_queries;
+  history.valid_queries =
+      valid != nullptr ? static_cast<int64_t>(valid->num_queries()) : 0;
+  if (absl::Status status = WriteFileAtomically(
+          job.history_out, TrainingHistoryJson(model, history));
+      !status.ok()) {
+    return status;
+  }
+  log(absl::StrFormat("wrote %s (%d iterations)", job.history_out,
+                      model.history.size()));
   return summary;
+}
+
+// The objective bound to the validation set, for its loss in the history;
+// null (with a note) when it cannot be: e.g. McRank's classes come from the
+// labels, and the valid set's may differ from the training set's.
+std::shared_ptr<const Objective> ValidLossObjective(
+    const TrainJob& job, const Dataset& valid, int32_t num_outputs,
+    const std::function<void(const std::string&)>& log) {
+  absl::StatusOr<std::unique_ptr<Objective>> objective =
+      MakeObjective(job.objective);
+  absl::Status status = objective.status();
+  if (status.ok()) status = (*objective)->Init(valid, job.booster.seed);
+  if (status.ok() && (*objective)->num_outputs() != num_outputs) {
+    status = absl::FailedPreconditionError(absl::StrFormat(
+        "%d outputs on the valid set, %d on the training set",
+        (*objective)->num_outputs(), num_outputs));
+  }
+  if (!status.ok()) {
+    log(absl::StrCat("history: no valid loss (", status.message(), ")"));
+    return nullptr;
+  }
+  return std::shared_ptr<const Objective>(std::move(*objective));
 }
 
 }  // namespace
@@ -199,8 +239,11 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   }
   // A target that can never be written (e.g. /dev/full) fails now, not
   // after training.
-  if (absl::Status target = CheckOutputTarget(job.model_out); !target.ok()) {
-    return target;
+  for (const std::string* out : {&job.model_out, &job.history_out}) {
+    if (out->empty()) continue;
+    if (absl::Status target = CheckOutputTarget(*out); !target.ok()) {
+      return target;
+    }
   }
   if (job.eval_at.empty()) {
     return absl::InvalidArgumentError("--eval_at needs at least one cut-off");
@@ -356,15 +399,21 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   // stopping needs the validation curve. A due evaluation computes every
   // --eval_at cut-off (kept for the log line and the model's history);
   // early stopping watches the first, and between progress lines only that
-  // one is computed. The booster sees the first cut-off.
+  // one is computed. The booster sees the first cut-off. --history_out
+  // makes every iteration due for metrics (not for progress lines).
   const int32_t total = job.booster.num_trees;
-  auto due = [&job, total](int32_t iteration) {
+  auto log_due = [&job, total](int32_t iteration) {
     return job.log_period > 0 &&
            (iteration % job.log_period == 0 || iteration == total);
+  };
+  const bool every_iteration = !job.history_out.empty();
+  auto due = [log_due, every_iteration](int32_t iteration) {
+    return every_iteration || log_due(iteration);
   };
   struct Computed {
     int32_t calls = 0;
     std::map<int32_t, std::vector<double>> by_iteration;
+    std::map<int32_t, double> loss_by_iteration;  // valid loss (history)
   };
   auto train_values = std::make_shared<Computed>();
   auto valid_values = std::make_shared<Computed>();
@@ -382,9 +431,14 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     NdcgEvaluator valid_ndcg(&*valid, job.eval_at, num_outputs, transform,
                              job.metric_options);
     const bool every = job.booster.early_stopping_rounds > 0;
-    inputs.valid_evaluator = [valid_ndcg, valid_values, due,
-                              every](absl::Span<const double> scores) {
+    std::shared_ptr<const Objective> valid_loss;
+    if (every_iteration) valid_loss = ValidLossObjective(job, *valid, num_outputs, log);
+    inputs.valid_evaluator = [valid_ndcg, valid_values, due, every,
+                              valid_loss](absl::Span<const double> scores) {
       const int32_t iteration = ++valid_values->calls;
+      if (valid_loss != nullptr) {
+        valid_values->loss_by_iteration[iteration] = valid_loss->Loss(scores);
+      }
       const bool all = due(iteration);
       if (!all && !every) return std::numeric_limits<double>::quiet_NaN();
       std::vector<double>& values = valid_values->by_iteration[iteration];
@@ -398,7 +452,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     return it == computed.by_iteration.end() ? nullptr : &it->second;
   };
   inputs.on_iteration = [&](const IterationReport& report) {
-    if (!due(report.iteration)) return;
+    if (!log_due(report.iteration)) return;
     const double per_iteration = report.elapsed_seconds / report.iteration;
     const double eta = per_iteration * (report.num_trees - report.iteration);
     log(absl::StrFormat(
@@ -430,7 +484,13 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   model.transform = transform;
   for (Tree& tree : result->trees) model.trees.push_back(std::move(tree));
   model.parameters = job.parameters;
+  HistoryInfo history;
+  history.trees = job.booster.num_trees;
   for (const IterationReport& report : result->history) {
+    auto loss = valid_values->loss_by_iteration.find(report.iteration);
+    history.valid_loss.push_back(loss == valid_values->loss_by_iteration.end()
+                                     ? std::numeric_limits<double>::quiet_NaN()
+                                     : loss->second);
     IterationMetrics metrics;
     metrics.iteration = report.iteration;
     metrics.train_loss = report.train_loss;
@@ -445,12 +505,17 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     model.history.push_back(std::move(metrics));
   }
   model.best_iteration = result->best_iteration;
-  if (result->best_iteration < summary.iterations) {
-    log(absl::StrFormat("early stopping: kept %d of %d iterations",
-                        result->best_iteration, summary.iterations));
+  if (job.booster.early_stopping_rounds > 0) {
+    log(absl::StrFormat(
+        "early stopping: best iteration %d (valid ndcg@%d %s); kept %d of %d "
+        "iterations",
+        result->best_iteration, job.eval_at.front(),
+        FormatMetric(ValidScoreAt(model, job.eval_at.front(),
+                                  result->best_iteration)),
+        result->best_iteration, summary.iterations));
   }
   return Finish(job, *train, valid ? &*valid : nullptr, log,
-                std::move(summary));
+                std::move(summary), std::move(history));
 }
 
 }  // namespace plrank

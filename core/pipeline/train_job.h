@@ -26,6 +26,10 @@ struct TrainJob {
   std::string valid_path;        // optional
   std::string init_model_path;   // optional background model
   std::string model_out;         // required
+  // Optional: every iteration's train and valid loss and every --eval_at
+  // NDCG as JSON (core/pipeline/training_history.h), written atomically.
+  // Metrics are then computed at every iteration, not only on progress lines.
+  std::string history_out;
   ReadOptions read_options;
   ObjectiveOptions objective;
   BoosterConfig booster;
