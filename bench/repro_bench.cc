@@ -4,9 +4,11 @@
 // validation part is unused) and scored by plrank-eval on the test part.
 // Prints the layouts of the paper's Table 1 (test NDCG@1/3/10 and ERR with
 // significance marks), Table 3 (PLRank(obj=m) context compression) and
-// Table 4 (training time relative to MART-2).
+// Table 4 (training time relative to MART-2). With --feature_sweep it runs
+// the paper's Fig. 2 instead: the linear rankers on the first N features.
 //
 //   /work/shared/data/make-folds.sh /tmp/mq && plrank-repro --folds_dir=/tmp/mq
+//   plrank-repro --folds_dir=/tmp/mq --feature_sweep=5,10,20 --sweep_out=f.json
 
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/repro_lib.h"
 #include "bench/repro_report.h"
+#include "bench/repro_sweep.h"
 #include "bench/repro_systems.h"
 #include "common/program.h"
 #include "core/data/file_io.h"
@@ -50,6 +53,14 @@ ABSL_FLAG(std::string, bin_dir, "",
 ABSL_FLAG(std::string, work_dir, "",
           "parent of the scratch directory (default $TMPDIR or /tmp)");
 ABSL_FLAG(bool, keep_work_dir, false, "keep models, scores and logs");
+ABSL_FLAG(std::string, feature_sweep, "",
+          "the paper's Fig. 2 instead of the tables: comma-separated feature "
+          "counts N, e.g. 5,10,20,40; each system (--systems, here by default "
+          "listmle,ca) is trained on the first N features of each fold's "
+          "train part and scored by test NDCG@10");
+ABSL_FLAG(std::string, sweep_out, "",
+          "--feature_sweep: write the results as JSON here (plrank-plot fig2 "
+          "draws it)");
 
 namespace plrank::bench {
 namespace {
@@ -69,6 +80,40 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return false;
 }
 
+// --feature_sweep: Fig. 2 instead of the tables.
+int Sweep(const ReproConfig& config, const std::string& list) {
+  absl::StatusOr<std::vector<int>> counts = ParsePositiveIntList(list);
+  if (counts.ok() && counts->empty()) {
+    counts = absl::InvalidArgumentError("--feature_sweep lists no count");
+  }
+  if (!counts.ok()) {
+    std::fprintf(stderr, "plrank-repro: --feature_sweep: %s\n",
+                 std::string(counts.status().message()).c_str());
+    return 2;
+  }
+  const std::string out = absl::GetFlag(FLAGS_sweep_out);
+  if (!out.empty()) {
+    if (absl::Status target = CheckOutputTarget(out); !target.ok()) {
+      std::fprintf(stderr, "plrank-repro: %s\n",
+                   std::string(target.message()).c_str());
+      return 2;
+    }
+  }
+  absl::StatusOr<SweepResults> results = RunFeatureSweep(config, *counts);
+  if (!results.ok()) {
+    std::fprintf(stderr, "plrank-repro: %s\n",
+                 std::string(results.status().message()).c_str());
+    return 1;
+  }
+  std::fputs(FormatSweepReport(*results).c_str(), stdout);
+  bool written = true;
+  if (!out.empty()) {
+    written = WriteFile(out, SweepJson(*results));
+    if (written) std::printf("wrote %s\n", out.c_str());
+  }
+  return results->ok() && written ? 0 : 1;
+}
+
 int Main() {
   ReproConfig config;
   config.folds_dir = absl::GetFlag(FLAGS_folds_dir);
@@ -79,8 +124,11 @@ int Main() {
                  "--folds_dir=/tmp/mq\n");
     return 2;
   }
+  const std::string sweep = absl::GetFlag(FLAGS_feature_sweep);
+  std::string system_list = absl::GetFlag(FLAGS_systems);
+  if (!sweep.empty() && system_list == "all") system_list = "listmle,ca";
   absl::StatusOr<std::vector<ReproSystem>> systems =
-      ParseReproSystems(absl::GetFlag(FLAGS_systems));
+      ParseReproSystems(system_list);
   absl::StatusOr<std::vector<int>> obj_list =
       ParsePositiveIntList(absl::GetFlag(FLAGS_obj_list));
   for (const absl::Status& status : {systems.status(), obj_list.status()}) {
@@ -116,6 +164,7 @@ int Main() {
     std::fflush(stderr);
   };
 
+  if (!sweep.empty()) return Sweep(config, sweep);
   absl::StatusOr<ReproResults> results = RunRepro(config);
   if (!results.ok()) {
     std::fprintf(stderr, "plrank-repro: %s\n",
@@ -139,8 +188,11 @@ int Main() {
 int main(int argc, char** argv) {
   std::vector<char*> rest = plrank::ParseProgramFlags(
       argc, argv,
-      "Reproduces the PLRank paper's Tables 1, 3 and 4 on LETOR folds.\n"
-      "  plrank-repro --folds_dir=DIR [--systems=all] [--trees=100] ...");
+      "Reproduces the PLRank paper's Tables 1, 3 and 4 (or Fig. 2) on LETOR "
+      "folds.\n"
+      "  plrank-repro --folds_dir=DIR [--systems=all] [--trees=100] ...\n"
+      "  plrank-repro --folds_dir=DIR --feature_sweep=5,10,20,40 "
+      "[--sweep_out=fig2.json]");
   if (rest.size() > 1) {
     std::fprintf(stderr, "plrank-repro: unexpected argument %s\n", rest[1]);
     return 2;

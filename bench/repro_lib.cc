@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/child_process.h"
+#include "bench/repro_steps.h"
 #include "bench/score_evaluation.h"
 #include "core/data/letor_reader.h"
 #include "core/metrics/ranking_metrics.h"
@@ -25,38 +26,6 @@ namespace plrank::bench {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Fold {
-  std::string name, train, test;
-  int number = 0;  // FoldN's N, for a numeric order (Fold10 after Fold9)
-};
-
-absl::StatusOr<std::vector<Fold>> FoldsIn(const std::string& dir) {
-  std::vector<Fold> folds;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    absl::string_view suffix = name;
-    int number = 0;
-    if (!entry.is_directory() || !absl::ConsumePrefix(&suffix, "Fold") ||
-        !absl::SimpleAtoi(suffix, &number)) {
-      continue;
-    }
-    Fold fold{name, (entry.path() / "train.txt").string(),
-              (entry.path() / "test.txt").string(), number};
-    if (fs::exists(fold.train) && fs::exists(fold.test)) folds.push_back(fold);
-  }
-  if (error)
-    return absl::NotFoundError(absl::StrCat(dir, ": ", error.message()));
-  if (folds.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat("no Fold<N>/train.txt,test.txt in ", dir,
-                     " (make them with shared/data/make-folds.sh DIR)"));
-  }
-  std::sort(folds.begin(), folds.end(),
-            [](const Fold& a, const Fold& b) { return a.number < b.number; });
-  return folds;
-}
 
 // Runs a program to completion; a non-zero exit becomes an error carrying
 // the command and the tail of its stderr.
@@ -105,8 +74,35 @@ std::vector<std::string> TrainArgs(const ReproConfig& config,
   return argv;
 }
 
-// Trains `system` on `fold`, scores the test part and returns the training
-// seconds plrank-train reported (its wall time if it reported none).
+}  // namespace
+
+absl::StatusOr<std::vector<Fold>> FoldsIn(const std::string& dir) {
+  std::vector<Fold> folds;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    absl::string_view suffix = name;
+    int number = 0;
+    if (!entry.is_directory() || !absl::ConsumePrefix(&suffix, "Fold") ||
+        !absl::SimpleAtoi(suffix, &number)) {
+      continue;
+    }
+    Fold fold{name, (entry.path() / "train.txt").string(),
+              (entry.path() / "test.txt").string(), number};
+    if (fs::exists(fold.train) && fs::exists(fold.test)) folds.push_back(fold);
+  }
+  if (error)
+    return absl::NotFoundError(absl::StrCat(dir, ": ", error.message()));
+  if (folds.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("no Fold<N>/train.txt,test.txt in ", dir,
+                     " (make them with shared/data/make-folds.sh DIR)"));
+  }
+  std::sort(folds.begin(), folds.end(),
+            [](const Fold& a, const Fold& b) { return a.number < b.number; });
+  return folds;
+}
+
 absl::StatusOr<double> TrainAndScore(const ReproConfig& config,
                                      const ReproSystem& system, int trees,
                                      const Fold& fold, const std::string& base,
@@ -126,9 +122,6 @@ absl::StatusOr<double> TrainAndScore(const ReproConfig& config,
   return seconds >= 0 ? seconds : trained->wall_seconds;
 }
 
-// Per-query values of the four metrics ([metric][query]). Queries without a
-// relevant document count NDCG 1 and ERR 0 (the project's default); ERR's
-// grade scale is the test part's largest label.
 absl::StatusOr<std::vector<std::vector<double>>> PerQueryMetrics(
     const Dataset& test, const std::vector<double>& scores) {
   if (scores.size() != test.num_documents()) {
@@ -146,6 +139,8 @@ absl::StatusOr<std::vector<std::vector<double>>> PerQueryMetrics(
   }
   return values;
 }
+
+namespace {
 
 int64_t CountEmptyQueries(const Dataset& data) {
   // ERR is 0 exactly when no document is relevant, whatever the ranking.

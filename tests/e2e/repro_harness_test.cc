@@ -12,9 +12,11 @@
 
 #if defined(PLRANK_HAVE_REPRO_LIB)
 #include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/repro_lib.h"
 #include "bench/repro_report.h"
+#include "bench/repro_sweep.h"
 #include "bench/repro_systems.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/shared_data.h"
@@ -180,6 +182,78 @@ TEST(ReproHarness, TinySettingPrintsTheThreeTablesAndValidJson) {
   if (mart_timed) {
     EXPECT_THAT(csv, HasSubstr("table4,mart2,ratio_to_mart,1\n"));
   }
+}
+
+// The paper's Fig. 2 sweep on two tiny feature counts of one fold: every
+// system has a point per count, the scratch data really holds only the first
+// N features, and the JSON is what plrank-plot fig2 reads.
+TEST(ReproHarness, FeatureSweepTrainsLinearRankersOnTheFirstNFeatures) {
+  PLRANK_REQUIRE_SHARED_DATA("MQ2008/S1.txt");
+  ::plrank::testing::TempDir dir;
+  const auto folds = ::plrank::testing::RunCommand(
+      {"/bin/bash", ::plrank::testing::SharedDataPath("make-folds.sh"),
+       dir.path()});
+  ASSERT_EQ(folds.exit_code, 0) << folds.err;
+  ReproConfig config;
+  config.folds_dir = dir.path();
+  config.bin_dir = PLRANK_BIN_DIR;
+  config.work_dir = dir.path();
+  config.keep_work_dir = true;
+  config.max_folds = 1;
+  absl::StatusOr<std::vector<ReproSystem>> systems =
+      ParseReproSystems("listmle,ca");
+  ASSERT_TRUE(systems.ok()) << systems.status();
+  config.systems = *systems;
+  std::vector<std::string> progress;
+  config.progress = [&progress](std::string_view line) {
+    progress.emplace_back(line);
+  };
+
+  absl::StatusOr<SweepResults> results = RunFeatureSweep(config, {2, 5});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_TRUE(results->ok()) << absl::StrJoin(progress, "\n");
+  EXPECT_EQ(results->data_features, 46);
+  ASSERT_EQ(results->series.size(), 2u);
+  for (const SweepSeries& line : results->series) {
+    ASSERT_EQ(line.points.size(), 2u);
+    for (const SweepPoint& point : line.points) {
+      EXPECT_GT(point.ndcg10, 0.0) << line.system.key;
+      EXPECT_LE(point.ndcg10, 1.0) << line.system.key;
+      EXPECT_EQ(point.fold_ndcg10.size(), 1u);
+    }
+    EXPECT_EQ(line.points[0].features, 2);
+    EXPECT_EQ(line.points[1].features, 5);
+  }
+  // The first line of the 2-feature training data has features 1 and 2 only.
+  std::string scratch;
+  for (const std::string& line : progress) {
+    if (absl::StartsWith(line, "scratch files in ")) scratch = line.substr(17);
+  }
+  ASSERT_FALSE(scratch.empty());
+  const std::string two = ::plrank::testing::ReadWholeFile(
+      scratch + "/Fold1.f2.train");
+  const std::string first = two.substr(0, two.find('\n'));
+  EXPECT_THAT(first, HasSubstr(" 2:"));
+  EXPECT_THAT(first, ::testing::Not(HasSubstr(" 3:"))) << first;
+
+  const nlohmann::json json =
+      nlohmann::json::parse(SweepJson(*results), nullptr, false);
+  ASSERT_FALSE(json.is_discarded());
+  EXPECT_EQ(json["metric"], "ndcg@10");
+  EXPECT_EQ(json["feature_counts"], nlohmann::json({2, 5}));
+  ASSERT_EQ(json["series"].size(), 2u);
+  EXPECT_EQ(json["series"][0]["system"], "listmle");
+  EXPECT_EQ(json["series"][1]["label"], "CA");
+  EXPECT_EQ(json["series"][1]["points"][1]["features"], 5);
+  EXPECT_TRUE(json["series"][1]["points"][1]["ndcg@10"].is_number());
+  EXPECT_THAT(FormatSweepReport(*results),
+              HasSubstr("| features | l-ListMLE | CA |"));
+
+  // A count above the data's features is refused before any training.
+  absl::StatusOr<SweepResults> too_many = RunFeatureSweep(config, {47});
+  EXPECT_FALSE(too_many.ok());
+  EXPECT_THAT(std::string(too_many.status().message()),
+              HasSubstr("not in 1..46"));
 }
 
 }  // namespace
