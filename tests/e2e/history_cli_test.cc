@@ -120,7 +120,7 @@ TEST_F(HistoryCliTest, HistoryHasEveryIterationAndEveryCutoff) {
 TEST_F(HistoryCliTest, EarlyStoppingRecordsTheBestIteration) {
   const CommandResult train =
       Train({"--trees=200", "--learning_rate=0.5", "--early_stopping_rounds=3",
-             "--quiet", "--history_out=" + dir_.File("history.json")});
+             "--history_out=" + dir_.File("history.json")});
   ASSERT_EQ(train.exit_code, 0) << train.err;
   const nlohmann::json json = History();
   ASSERT_FALSE(json.is_discarded());
