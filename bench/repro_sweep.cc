@@ -20,6 +20,8 @@
 namespace plrank::bench {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 constexpr int kNdcg10 = 2;  // index of ndcg@10 in kReproMetricNames
 
 // `data` restricted to its first `count` features (columns beyond the
@@ -35,8 +37,22 @@ Dataset FirstFeatures(const Dataset& data, int count) {
   return out;
 }
 
-nlohmann::ordered_json Number(double value) {
-  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
+// Trains `system` on `fold`, scores its test part (`test`, as written) and
+// returns the per-query metrics ([metric][query]).
+absl::StatusOr<std::vector<std::vector<double>>> TrainAndEvaluate(
+    const ReproConfig& config, const ReproSystem& system, const Fold& fold,
+    const std::string& base, const Dataset& test) {
+  const std::string scores_path = base + ".scores";
+  absl::StatusOr<double> seconds =
+      TrainAndScore(config, system, 0, fold, base, scores_path);
+  if (!seconds.ok()) return seconds.status();
+  absl::StatusOr<std::vector<double>> scores = ReadScoreFile(scores_path);
+  if (!scores.ok()) return scores.status();
+  return PerQueryMetrics(test, *scores);
+}
+
+Json Number(double value) {
+  return std::isfinite(value) ? Json(value) : Json();
 }
 
 }  // namespace
@@ -125,16 +141,8 @@ absl::StatusOr<SweepResults> RunFeatureSweep(
         SweepPoint& point = line.points[c];
         const std::string base =
             absl::StrCat(work, "/", cut.name, ".", line.system.key);
-        const std::string scores_path = base + ".scores";
-        absl::StatusOr<double> seconds =
-            TrainAndScore(config, line.system, 0, cut, base, scores_path);
-        absl::StatusOr<std::vector<double>> scores =
-            seconds.ok() ? ReadScoreFile(scores_path)
-                         : absl::StatusOr<std::vector<double>>(seconds.status());
         absl::StatusOr<std::vector<std::vector<double>>> values =
-            scores.ok() ? PerQueryMetrics(cut_test, *scores)
-                        : absl::StatusOr<std::vector<std::vector<double>>>(
-                              scores.status());
+            TrainAndEvaluate(config, line.system, cut, base, cut_test);
         if (!values.ok()) {
           if (point.error.empty()) {
             point.error =
@@ -162,7 +170,7 @@ absl::StatusOr<SweepResults> RunFeatureSweep(
 
 std::string SweepJson(const SweepResults& results) {
   const ReproConfig& c = results.config;
-  nlohmann::ordered_json doc;
+  Json doc;
   doc["metric"] = "ndcg@10";
   doc["feature_counts"] = results.feature_counts;
   doc["folds"] = results.fold_names;
@@ -170,18 +178,18 @@ std::string SweepJson(const SweepResults& results) {
   doc["config"] = {{"folds_dir", c.folds_dir},
                    {"num_threads", c.num_threads},
                    {"seed", c.seed}};
-  nlohmann::ordered_json series = nlohmann::ordered_json::array();
+  Json series = Json::array();
   for (const SweepSeries& line : results.series) {
-    nlohmann::ordered_json points = nlohmann::ordered_json::array();
+    Json points = Json::array();
     for (const SweepPoint& point : line.points) {
-      nlohmann::ordered_json folds = nlohmann::ordered_json::array();
+      Json folds = Json::array();
       for (double value : point.fold_ndcg10) folds.push_back(Number(value));
       points.push_back({{"features", point.features},
                         {"ndcg@10", Number(point.ndcg10)},
                         {"folds", folds},
                         {"error", point.error.empty()
-                                      ? nlohmann::ordered_json()
-                                      : nlohmann::ordered_json(point.error)}});
+                                      ? Json()
+                                      : Json(point.error)}});
     }
     series.push_back({{"system", line.system.key},
                       {"label", line.system.label},

@@ -432,7 +432,9 @@ absl::StatusOr<TrainSummary> RunTrainJob(
                              job.metric_options);
     const bool every = job.booster.early_stopping_rounds > 0;
     std::shared_ptr<const Objective> valid_loss;
-    if (every_iteration) valid_loss = ValidLossObjective(job, *valid, num_outputs, log);
+    if (every_iteration) {
+      valid_loss = ValidLossObjective(job, *valid, num_outputs, log);
+    }
     inputs.valid_evaluator = [valid_ndcg, valid_values, due, every,
                               valid_loss](absl::Span<const double> scores) {
       const int32_t iteration = ++valid_values->calls;

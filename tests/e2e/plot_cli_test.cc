@@ -115,10 +115,10 @@ TEST_F(PlotCliTest, CompareTwoScoreFilesPerQuery) {
   ASSERT_EQ(Train("b.pb", {"--objective=mart2"}).exit_code, 0);
   std::vector<double> eval_means;
   for (const char* name : {"a", "b"}) {
+    const std::string base = dir_.File(name);
     const CommandResult eval = RunCommand(
-        {BinPath("plrank-eval"), "--model=" + dir_.File(std::string(name) + ".pb"),
-         "--data=" + prefix_ + ".test",
-         "--scores_out=" + dir_.File(std::string(name) + ".txt")});
+        {BinPath("plrank-eval"), "--model=" + base + ".pb",
+         "--data=" + prefix_ + ".test", "--scores_out=" + base + ".txt"});
     ASSERT_EQ(eval.exit_code, 0) << eval.err;
     eval_means.push_back(EvalNdcg10(eval.out));
   }

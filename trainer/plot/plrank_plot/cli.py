@@ -98,8 +98,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"plrank-plot: {error} (install python3-matplotlib and "
               "python3-numpy: scripts/setup.sh)", file=sys.stderr)
         return 1
-    except (PlotError, OSError, ValueError, KeyError) as error:
-        message = error.args[0] if isinstance(error, KeyError) else error
-        print(f"plrank-plot: {message}", file=sys.stderr)
+    except KeyError as error:
+        print(f"plrank-plot: the input has no {error.args[0]!r} (not the "
+              "JSON this subcommand reads?)", file=sys.stderr)
+        return 1
+    except (PlotError, OSError, ValueError) as error:
+        print(f"plrank-plot: {error}", file=sys.stderr)
         return 1
     return 0
