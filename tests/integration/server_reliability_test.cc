@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -31,7 +32,6 @@ using ::plrank::testing::MetricValue;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
 using ::plrank::testing::TestEnsembleWithFeatures;
-using ::plrank::testing::WriteTestModel;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -45,12 +45,20 @@ std::unique_ptr<grpc::ClientContext> Context() {
 
 using ::plrank::testing::Eventually;
 
+// Publishes version `version` of model "web" in one rename, as a deployment
+// should: the server polls every 0.1 s and must never see the directory
+// before its model is the final one (writing a default test model first and
+// then replacing it once let a poll load the intermediate 4-feature model).
 void WriteVersion(const std::string& base, int64_t version,
                   int32_t num_features) {
-  const std::string path = WriteTestModel(base, "web", version);
-  ASSERT_TRUE(
-      WriteModelFile(TestEnsembleWithFeatures(version, num_features), path)
-          .ok());
+  const std::string staging = base + "/.staging-" + std::to_string(version);
+  std::filesystem::create_directories(staging);
+  ASSERT_TRUE(WriteModelFile(TestEnsembleWithFeatures(version, num_features),
+                             staging + "/model.pb")
+                  .ok());
+  std::filesystem::create_directories(base + "/web");
+  std::filesystem::rename(staging,
+                          base + "/web/" + std::to_string(version));
 }
 
 v1::RankRequest DenseRequest(int docs, int features) {
