@@ -76,6 +76,25 @@ std::vector<std::string> TrainArgs(const ReproConfig& config,
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<ScratchDirectory>> ScratchDirectory::Create(
+    std::string parent, const std::string& prefix, bool keep) {
+  if (parent.empty()) {
+    parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  }
+  std::string path = parent + "/" + prefix + "-XXXXXX";
+  if (mkdtemp(path.data()) == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot create a directory in ", parent));
+  }
+  return std::unique_ptr<ScratchDirectory>(
+      new ScratchDirectory(std::move(path), keep));
+}
+
+ScratchDirectory::~ScratchDirectory() {
+  std::error_code ignored;
+  if (!keep_) std::filesystem::remove_all(path_, ignored);
+}
+
 absl::StatusOr<std::vector<Fold>> FoldsIn(const std::string& dir) {
   std::vector<Fold> folds;
   std::error_code error;
@@ -244,22 +263,11 @@ absl::StatusOr<ReproResults> RunRepro(const ReproConfig& config) {
   for (const Fold& fold : *folds) results.fold_names.push_back(fold.name);
   results.load_average = WarnIfMachineBusy(1.0);
 
-  std::string parent = config.work_dir;
-  if (parent.empty())
-    parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-  std::string work = parent + "/plrank-repro-XXXXXX";
-  if (mkdtemp(work.data()) == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("cannot create a directory in ", parent));
-  }
-  struct Cleanup {
-    std::string dir;
-    bool keep;
-    ~Cleanup() {
-      std::error_code ignored;
-      if (!keep) fs::remove_all(dir, ignored);
-    }
-  } cleanup{work, config.keep_work_dir};
+  absl::StatusOr<std::unique_ptr<ScratchDirectory>> scratch =
+      ScratchDirectory::Create(config.work_dir, "plrank-repro",
+                               config.keep_work_dir);
+  if (!scratch.ok()) return scratch.status();
+  const std::string& work = (*scratch)->path();
   if (config.keep_work_dir) progress(absl::StrCat("scratch files in ", work));
 
   for (const ReproSystem& system : config.systems) {

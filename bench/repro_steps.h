@@ -5,7 +5,9 @@
 // folds, training and scoring one system on one fold, per-query metrics.
 // The tables (repro_lib.h) and the feature sweep (repro_sweep.h) use them.
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,6 +20,26 @@ namespace plrank::bench {
 struct Fold {
   std::string name, train, test;
   int number = 0;  // FoldN's N, for a numeric order (Fold10 after Fold9)
+};
+
+// A fresh directory <parent>/<prefix>-XXXXXX (parent: the given one, else
+// $TMPDIR, else /tmp), removed with its contents on destruction unless
+// `keep`. Not copyable: one owner removes it.
+class ScratchDirectory {
+ public:
+  static absl::StatusOr<std::unique_ptr<ScratchDirectory>> Create(
+      std::string parent, const std::string& prefix, bool keep);
+  ~ScratchDirectory();
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  ScratchDirectory(std::string path, bool keep)
+      : path_(std::move(path)), keep_(keep) {}
+  std::string path_;
+  bool keep_;
 };
 
 // The Fold<N>/{train,test}.txt of `dir`, in N order; an error when none.

@@ -87,23 +87,11 @@ absl::StatusOr<SweepResults> RunFeatureSweep(
   }
   for (const Fold& fold : *folds) results.fold_names.push_back(fold.name);
 
-  std::string parent = config.work_dir;
-  if (parent.empty()) {
-    parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-  }
-  std::string work = parent + "/plrank-sweep-XXXXXX";
-  if (mkdtemp(work.data()) == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("cannot create a directory in ", parent));
-  }
-  struct Cleanup {
-    std::string dir;
-    bool keep;
-    ~Cleanup() {
-      std::error_code ignored;
-      if (!keep) std::filesystem::remove_all(dir, ignored);
-    }
-  } cleanup{work, config.keep_work_dir};
+  absl::StatusOr<std::unique_ptr<ScratchDirectory>> scratch =
+      ScratchDirectory::Create(config.work_dir, "plrank-sweep",
+                               config.keep_work_dir);
+  if (!scratch.ok()) return scratch.status();
+  const std::string& work = (*scratch)->path();
   if (config.keep_work_dir) progress(absl::StrCat("scratch files in ", work));
 
   for (const ReproSystem& system : config.systems) {
