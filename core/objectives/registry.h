@@ -19,14 +19,14 @@ struct ObjectiveOptions {
   // by the multi-regime quality benchmark (README, "Choosing PLRank
   // settings"): the whole ranking (K = 0 = all), ties in closed form
   // (Efron), stop at the query's lowest label, and a regularised leaf Newton
-  // step (damping 0.01 per context, |step| <= 1). PaperObjectiveOptions()
+  // step (damping 0.03 per context, |step| <= 0.6). PaperObjectiveOptions()
   // gives the paper's settings.
   int32_t pl_topk = 0;
   int32_t pl_permutations = 1;
   bool pl_skip_tied_queries = false;
   bool pl_stop_at_lowest_label = true;
-  double pl_newton_damping = 0.01;
-  double pl_max_leaf_step = 1.0;
+  double pl_newton_damping = 0.03;
+  double pl_max_leaf_step = 0.6;
   uint64_t pl_seed = 0;  // salt mixed into the Init seed
   // Tie handling: "permutation" (the paper: sampled tie-breaks), "efron" or
   // "breslow" (tie groups in closed form); and the per-term weighting of the

@@ -71,7 +71,7 @@ TEST_F(CliTest, PlackettLuceDefaultAndPaperSwitch) {
   EXPECT_THAT(by_default.out,
               HasSubstr("plrank: tie groups (efron), weighting uniform, top-k "
                         "all, stop at lowest label yes, leaf step damping "
-                        "0.01 clip 1;"));
+                        "0.03 clip 0.6;"));
   const CommandResult paper = train_verbose({"--pl_paper", "--pl_permutations=3"});
   ASSERT_EQ(paper.exit_code, 0) << paper.err;
   EXPECT_THAT(paper.out, HasSubstr("plrank: top-k 10, permutations 3, skip tied "
