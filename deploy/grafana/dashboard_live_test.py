@@ -7,7 +7,9 @@ deploy_dashboard_live; deploy/grafana/README.md).
       [--scrape_config=prometheus.yml] [--keep]
 
 In a temporary directory: generate tiny data, train a small model (version
-1) and publish a corrupt version 2 (so a load failure exists), start the
+1) and publish a corrupt version 2 (so a load failure exists), plus a model
+`wide` whose version 2 takes 12 features against version 1's 10 (so a
+refused promotion exists), start the
 real plrank-server on 127.0.0.1 (ports 0) and a real Prometheus scraping its
 metrics port every second with the real rules file, evaluated every second.
 Prometheus scrapes with the plrank-server job of prometheus.yml, its
@@ -428,6 +430,20 @@ def main():
          f"--model_out={os.path.join(models, 'demo', '1', 'model.pb')}"])
     with open(os.path.join(models, "demo", "2", "model.pb"), "wb") as f:
       f.write(b"not a model")
+    wide_data = os.path.join(tmp, "wide.txt")
+    run([tool("plrank-datagen"), "--queries=20", "--mean_docs=10",
+         "--features=12", f"--out={wide_data}"])
+    def publish_wide(version, train):
+      # Trained aside, then renamed into place: the server never sees a
+      # version directory without its final model.
+      staging = os.path.join(tmp, f"wide-{version}")
+      os.makedirs(staging)
+      run([tool("plrank-train"), f"--train={train}", "--trees=2",
+           "--leaves=3", "--num_threads=1", "--quiet",
+           f"--model_out={os.path.join(staging, 'model.pb')}"])
+      os.makedirs(os.path.join(models, "wide"), exist_ok=True)
+      os.rename(staging, os.path.join(models, "wide", version))
+    publish_wide("1", data)
 
     server_log = open(os.path.join(tmp, "server.log"), "w")
     server = start([tool("plrank-server"), f"--model_base_path={models}",
@@ -438,6 +454,16 @@ def main():
                                     "metrics": r"metrics on (\S+)"}, 15)
     grpc, metrics = ports["grpc"], ports["metrics"]
     print(f"plrank-server: gRPC {grpc}, metrics {metrics}", flush=True)
+    # wide's 12-feature version 2 appears once version 1 (10 features)
+    # serves, so the server refuses to promote it.
+    deadline = time.time() + 30
+    while "event=default_version_changed model=wide" not in open(
+        os.path.join(tmp, "server.log")).read():
+      if time.time() > deadline:
+        raise RuntimeError("model wide version 1 did not load; see "
+                           + os.path.join(tmp, "server.log"))
+      time.sleep(0.1)
+    publish_wide("2", wide_data)
 
     prom_address = f"127.0.0.1:{free_port()}"
     config = prometheus_config(args.scrape_config, os.path.abspath(args.rules),
