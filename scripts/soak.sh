@@ -216,14 +216,21 @@ echo "Rank requests: sent $sent, ok $ok, failed $errors, failed by code: $by_cod
 echo "ReloadModels: ok $reload_ok, failed $reload_failed"
 echo "server events: version_loaded $(count version_loaded), version_load_failed $(count version_load_failed), default_version_changed $(count default_version_changed), version_unloaded $(count version_unloaded)"
 # Crafted versions the server loaded anyway (the validator refuses all but
-# the incompatible one, which only the version manager can hold back).
-crafted_loaded=$(awk '$2 == "crafted" { print $1, $3 }' "$work/published.txt" |
-  while read -r v kind; do
-    if grep -q "event=version_loaded model=soak version=$v " "$work/server.log"; then
-      echo "$v:$kind"
-    fi
-  done | tr '\n' ' ')
-echo "corrupt/crafted versions that loaded and served: ${crafted_loaded:-none}"
+# the incompatible one, which only the version manager can hold back), and
+# those that became the default (none should: requests would fail).
+crafted_loaded=""
+crafted_promoted=""
+while read -r v kind; do
+  if grep -q "event=version_loaded model=soak version=$v " "$work/server.log"; then
+    crafted_loaded+="$v:$kind "
+  fi
+  if grep -q "event=default_version_changed model=soak from=[0-9]* to=$v\$" "$work/server.log"; then
+    crafted_promoted+="$v:$kind "
+  fi
+done < <(awk '$2 == "crafted" { print $1, $3 }' "$work/published.txt")
+echo "corrupt/crafted versions that loaded: ${crafted_loaded:-none}"
+echo "corrupt/crafted versions promoted to default: ${crafted_promoted:-none}"
+echo "promotions refused: $(count promotion_refused)"
 echo "server RSS: start $((rss_start / 1024)) MiB, end $((${rss_end:-0} / 1024)) MiB, max $((${rss_max:-0} / 1024)) MiB"
 echo "server exit after SIGTERM: $server_exit"
 verdict=PASS
