@@ -76,9 +76,10 @@ const char* TransformName(ScoreTransform transform) {
 absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
     const std::string& model, int64_t version, const std::string& model_file,
     const std::string& bytes, ServableVersion::ReleaseHook on_release) {
-  absl::StatusOr<Ensemble> ensemble =
-      ParseModel(bytes, absl::StrCat("model file ", model_file));
-  if (!ensemble.ok()) return ensemble.status();
+  absl::StatusOr<ParsedModelFile> parsed =
+      ParseModelFile(bytes, absl::StrCat("model file ", model_file));
+  if (!parsed.ok()) return parsed.status();
+  const Ensemble* ensemble = &parsed->model;
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*ensemble);
   if (!scorer.ok()) {
     return absl::Status(scorer.status().code(),
@@ -97,10 +98,7 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
   metadata.set_has_linear_weights(!ensemble->linear_weights.empty());
   metadata.set_created_unix_seconds(ensemble->created_unix_seconds);
   metadata.set_file_bytes(bytes.size());
-  v1::ModelFile envelope;  // parsed already by ParseModel; cannot fail here
-  if (envelope.ParseFromString(bytes)) {
-    metadata.set_checksum(absl::StrFormat("%016x", envelope.checksum()));
-  }
+  metadata.set_checksum(absl::StrFormat("%016x", parsed->checksum));
   AddTrainingMetrics(*ensemble, &metadata);
   return std::make_shared<const ServableVersion>(
       model, version, model_file, *std::move(scorer), std::move(metadata),
@@ -147,9 +145,9 @@ absl::Status CheckCompatible(const v1::ModelMetadata& serving,
                           serving.num_features());
   } else if (candidate.num_outputs() != serving.num_outputs()) {
     label = "num_outputs";
-    detail = absl::StrCat("it has ", candidate.num_outputs(),
-                          " outputs, the serving version ",
-                          serving.num_outputs());
+    detail =
+        absl::StrCat("it has ", candidate.num_outputs(),
+                     " outputs, the serving version ", serving.num_outputs());
   } else if (candidate.score_transform() != serving.score_transform()) {
     label = "score_transform";
     detail = absl::StrCat("its scores are '", candidate.score_transform(),

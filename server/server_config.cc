@@ -6,19 +6,23 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/data/file_io.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 
 namespace plrank::server {
 namespace {
 
+// A model config is a few kilobytes; anything near this is not one.
+constexpr size_t kMaxConfigFileBytes = size_t{64} << 20;
+
 // Collects text-format parse errors so they can be returned, not printed.
 class ErrorCollector : public google::protobuf::io::ErrorCollector {
  public:
   void AddError(int line, int column, const std::string& message) override {
     if (!first_error_.empty()) return;
-    first_error_ = absl::StrCat("line ", line + 1, " column ", column + 1,
-                                ": ", message);
+    first_error_ =
+        absl::StrCat("line ", line + 1, " column ", column + 1, ": ", message);
   }
   const std::string& first_error() const { return first_error_; }
 
@@ -75,10 +79,9 @@ absl::Status ValidateServerConfig(const v1::ServerConfig& config) {
             absl::StrCat("model '", model.name(), "': empty label name"));
       }
       if (version <= 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("model '", model.name(), "': label '", label,
-                         "' points to version ", version,
-                         ", not a positive integer"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "model '", model.name(), "': label '", label,
+            "' points to version ", version, ", not a positive integer"));
       }
     }
   }
@@ -86,20 +89,19 @@ absl::Status ValidateServerConfig(const v1::ServerConfig& config) {
 }
 
 absl::StatusOr<v1::ServerConfig> LoadServerConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("model config file ", path, ": cannot be opened"));
+  absl::StatusOr<std::string> text = ReadWholeFile(path, kMaxConfigFileBytes);
+  if (!text.ok()) {
+    return absl::Status(
+        text.status().code(),
+        absl::StrCat("model config file: ", text.status().message()));
   }
-  std::stringstream text;
-  text << in.rdbuf();
   v1::ServerConfig config;
   ErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text.str(), &config)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model config file ", path, ": ", errors.first_error()));
+  if (!parser.ParseFromString(*text, &config)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model config file ", path, ": ", errors.first_error()));
   }
   absl::Status valid = ValidateServerConfig(config);
   if (!valid.ok()) {

@@ -15,9 +15,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/data/file_io.h"
 
 namespace plrank::server {
 namespace {
+
+// Certificate chains and keys are kilobytes; a bound keeps a wrong path
+// (a device, a huge file) from filling memory.
+constexpr size_t kMaxPemFileBytes = size_t{16} << 20;
 
 struct BioFree {
   void operator()(BIO* bio) const { BIO_free(bio); }
@@ -34,14 +39,12 @@ using PrivateKey = std::unique_ptr<EVP_PKEY, KeyFree>;
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path,
                                          const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat(what, " ", path, ": cannot be opened"));
+  absl::StatusOr<std::string> text = ReadWholeFile(path, kMaxPemFileBytes);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat(what, ": ", text.status().message()));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return text;
 }
 
 // OpenSSL's reason for the last failure (its error queue is then empty).
@@ -70,9 +73,11 @@ absl::StatusOr<std::vector<Certificate>> ParseCertificates(
   const bool clean_end = ERR_GET_LIB(error) == ERR_LIB_PEM &&
                          ERR_GET_REASON(error) == PEM_R_NO_START_LINE;
   if (certificates.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": no PEM certificate in it (expected a \"-----BEGIN "
-        "CERTIFICATE-----\" block; OpenSSL: ", OpensslReason(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what,
+                     ": no PEM certificate in it (expected a \"-----BEGIN "
+                     "CERTIFICATE-----\" block; OpenSSL: ",
+                     OpensslReason(), ")"));
   }
   if (!clean_end) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -94,9 +99,10 @@ absl::StatusOr<PrivateKey> ParsePrivateKey(const std::string& pem,
       PEM_read_bio_PrivateKey(bio.get(), nullptr, &NoPassphrase, nullptr));
   if (key == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": no usable PEM private key in it (an unencrypted \"-----BEGIN "
-        "PRIVATE KEY-----\" block is needed; OpenSSL: ", OpensslReason(),
-        ")"));
+        what,
+        ": no usable PEM private key in it (an unencrypted \"-----BEGIN "
+        "PRIVATE KEY-----\" block is needed; OpenSSL: ",
+        OpensslReason(), ")"));
   }
   return key;
 }
@@ -152,8 +158,8 @@ absl::Status ValidateTlsPem(const TlsFiles& files, const std::string& cert_pem,
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>>
-MakeServerCredentials(const TlsFiles& files) {
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const TlsFiles& files) {
   if (files.cert_file.empty() && files.key_file.empty()) {
     if (!files.ca_file.empty()) {
       return absl::InvalidArgumentError(

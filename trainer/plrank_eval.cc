@@ -14,9 +14,9 @@
 #include "core/model/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "trainer/cli/cli_common.h"
-#include "trainer/cli/data_flags.h"
-#include "trainer/cli/flag_parsing.h"
-#include "trainer/cli/score_writer.h"
+#include "common/data_flags.h"
+#include "common/flag_parsing.h"
+#include "core/metrics/score_file.h"
 
 ABSL_FLAG(std::string, model, "", "Model artifact (model.pb).");
 ABSL_FLAG(std::string, data, "", "LETOR file to score and evaluate.");
@@ -140,7 +140,7 @@ int Run() {
              stdout);
 
   if (const std::string out = absl::GetFlag(FLAGS_scores_out); !out.empty()) {
-    if (absl::Status status = plrank::cli::WriteScoresInInputOrder(
+    if (absl::Status status = plrank::WriteScoresInInputOrder(
             *data, *scores, out);
         !status.ok()) {
       return plrank::cli::Fail(status);

@@ -17,8 +17,8 @@
 #include "core/objectives/registry.h"
 #include "core/pipeline/train_job.h"
 #include "trainer/cli/cli_common.h"
-#include "trainer/cli/data_flags.h"
-#include "trainer/cli/flag_parsing.h"
+#include "common/data_flags.h"
+#include "common/flag_parsing.h"
 
 ABSL_FLAG(std::string, train, "", "Training data (LETOR / SVMlight ranking text).");
 ABSL_FLAG(std::string, valid, "", "Validation data for progress and early stopping.");

@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "trainer/cli/score_writer.h"
+#include "core/metrics/score_file.h"
 
 namespace plrank::client {
 namespace {
@@ -184,7 +184,7 @@ absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
                 absl::ToDoubleSeconds(absl::Now() - start));
   if (want_scores) {
     if (absl::Status status =
-            cli::WriteScoresInInputOrder(*data, scores, settings.scores_out);
+            WriteScoresInInputOrder(*data, scores, settings.scores_out);
         !status.ok()) {
       return status;
     }

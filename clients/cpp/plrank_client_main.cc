@@ -14,8 +14,8 @@
 #include "absl/strings/str_split.h"
 #include "clients/cpp/client_commands.h"
 #include "clients/cpp/ranker_client.h"
+#include "common/data_flags.h"
 #include "common/program.h"
-#include "trainer/cli/data_flags.h"
 
 ABSL_FLAG(std::string, target, "", "Server address, HOST:PORT.");
 ABSL_FLAG(std::string, model, "", "Model name (rank, evaluate, status).");

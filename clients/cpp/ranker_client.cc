@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "clients/cpp/dataset_documents.h"
+#include "core/data/file_io.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -32,15 +33,21 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
 
 namespace {
 
+// Certificate chains are kilobytes; a bound keeps a wrong path (a
+// device, a huge file) from filling memory.
+constexpr size_t kMaxPemFileBytes = size_t{16} << 20;
+
 absl::StatusOr<std::string> ReadPem(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream pem;
-  pem << in.rdbuf();
-  if (!in || pem.str().empty()) {
+  absl::StatusOr<std::string> pem = ReadWholeFile(path, kMaxPemFileBytes);
+  if (!pem.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": cannot read the PEM file"));
+        absl::StrCat("cannot read the PEM file: ", pem.status().message()));
   }
-  return pem.str();
+  if (pem->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": the PEM file is empty"));
+  }
+  return pem;
 }
 
 }  // namespace
@@ -119,9 +126,9 @@ absl::StatusOr<v1::RankResponse> RankerClient::RankDense(
     const ModelRef& model, const std::string& query_id,
     absl::Span<const float> rows, int32_t num_features, uint32_t top_k) {
   if (num_features <= 0 || rows.size() % num_features != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dense rows hold ", rows.size(), " values, not a multiple of ",
-        num_features, " features"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dense rows hold ", rows.size(),
+                     " values, not a multiple of ", num_features, " features"));
   }
   v1::RankRequest request;
   *request.mutable_model_spec() = model.ToProto();
@@ -156,7 +163,8 @@ v1::EvaluateRequest RankerClient::EvaluateHeader(
     const ModelRef& model, const EvaluateOptions& options) const {
   v1::EvaluateRequest request;
   *request.mutable_model_spec() = model.ToProto();
-  request.mutable_ndcg_at()->Add(options.ndcg_at.begin(), options.ndcg_at.end());
+  request.mutable_ndcg_at()->Add(options.ndcg_at.begin(),
+                                 options.ndcg_at.end());
   request.set_per_query(options.per_query);
   switch (options.empty_query) {
     case EmptyQueryNdcg::kOne:
@@ -190,13 +198,15 @@ absl::StatusOr<v1::EvaluateResponse> CheckConvention(
 }  // namespace
 
 absl::StatusOr<v1::EvaluateResponse> RankerClient::Evaluate(
-    const ModelRef& model, const Dataset& data, const EvaluateOptions& options) {
+    const ModelRef& model, const Dataset& data,
+    const EvaluateOptions& options) {
   const size_t queries = data.num_queries();
   if (queries == 0) {
     return absl::InvalidArgumentError("the dataset to evaluate has no queries");
   }
   size_t total_bytes = 0;
-  for (size_t q = 0; q < queries; ++q) total_bytes += EstimatedQueryBytes(data, q);
+  for (size_t q = 0; q < queries; ++q)
+    total_bytes += EstimatedQueryBytes(data, q);
 
   grpc::ClientContext context;
   SetDeadline(&context, options_.evaluate_deadline);
@@ -299,9 +309,9 @@ absl::StatusOr<v1::VersionStatus> ResolveVersion(const v1::ModelStatus& status,
   for (const v1::VersionStatus& version : status.versions()) {
     if (version.version() == status.default_version()) return version;
   }
-  return absl::UnavailableError(absl::StrCat(
-      "model ", status.name(), " has no version ready to serve (versions: ",
-      listing, ")"));
+  return absl::UnavailableError(
+      absl::StrCat("model ", status.name(),
+                   " has no version ready to serve (versions: ", listing, ")"));
 }
 
 }  // namespace plrank

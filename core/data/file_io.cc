@@ -63,8 +63,7 @@ int64_t KillAfterBytesForTest() {
   return bytes;
 }
 
-absl::Status WriteAll(int fd, std::string_view bytes,
-                      const std::string& path) {
+absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n =
@@ -85,8 +84,7 @@ absl::Status WriteDurably(const std::string& temp, std::string_view bytes) {
       ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return OsError(temp, "cannot create");
   if (const int64_t kill_after = KillAfterBytesForTest(); kill_after >= 0) {
-    const size_t part =
-        std::min(bytes.size(), static_cast<size_t>(kill_after));
+    const size_t part = std::min(bytes.size(), static_cast<size_t>(kill_after));
     (void)WriteAll(fd, bytes.substr(0, part), temp);
     ::fsync(fd);
     ::raise(SIGKILL);
@@ -109,7 +107,8 @@ absl::Status SyncDirectory(const std::string& directory) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
+                                          size_t max_bytes) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return OsError(path, "cannot open");
   std::string contents;
@@ -117,17 +116,19 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   // When the size is known, the first read asks for one byte more, so a
   // small file costs no block-sized buffer (every block is zero-filled).
   constexpr size_t kBlock = size_t{1} << 22;
-  size_t block = kBlock;
+  const size_t limit = std::min(max_bytes, kUnlimitedFileBytes - 1) + 1;
+  size_t block = std::min(kBlock, limit);
   if (std::fseek(file, 0, SEEK_END) == 0) {
     const long size = std::ftell(file);
     if (size >= 0) {
-      contents.reserve(static_cast<size_t>(size) + 1);
-      block = static_cast<size_t>(size) + 1;
+      block = std::min(static_cast<size_t>(size) + 1, limit);
+      contents.reserve(block);
     }
     std::rewind(file);
   }
   size_t used = 0;
-  while (true) {
+  while (used < limit) {
+    block = std::min(block, limit - used);
     contents.resize(used + block);
     const size_t got = std::fread(contents.data() + used, 1, block, file);
     used += got;
@@ -138,6 +139,11 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   const bool failed = std::ferror(file) != 0;
   std::fclose(file);
   if (failed) return OsError(path, "read failed");
+  if (used > max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": larger than the limit of ", max_bytes,
+                     " bytes for this file"));
+  }
   return contents;
 }
 
@@ -188,8 +194,7 @@ absl::Status WriteFileAtomically(const std::string& path,
   if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
     const int error_number = errno;
     status = absl::ErrnoToStatus(
-        error_number,
-        absl::StrCat(path, ": cannot rename ", temp, " over it"));
+        error_number, absl::StrCat(path, ": cannot rename ", temp, " over it"));
   }
   if (!status.ok()) {
     ::unlink(temp.c_str());  // may not exist; nothing more to do if it fails

@@ -1,6 +1,7 @@
 #ifndef PLRANK_CORE_DATA_FILE_IO_H_
 #define PLRANK_CORE_DATA_FILE_IO_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -9,8 +10,15 @@
 
 namespace plrank {
 
-// Reads a whole file in one go. Errors name the path and the OS reason.
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+// Reads a whole file in one go: the one whole-file reader of every input
+// (data, models, configs, certificates, score files). Errors name the path
+// and the OS reason. A file (or pipe, or device such as /dev/zero) holding
+// more than `max_bytes` is refused with ResourceExhausted before more than
+// max_bytes + 1 bytes are buffered, so a small input kind (a config, a PEM)
+// can never be made to fill memory.
+inline constexpr size_t kUnlimitedFileBytes = ~size_t{0} >> 1;
+absl::StatusOr<std::string> ReadWholeFile(
+    const std::string& path, size_t max_bytes = kUnlimitedFileBytes);
 
 // A read-only view of a whole file, read into memory (never memory-mapped,
 // so a concurrent truncation cannot raise SIGBUS).

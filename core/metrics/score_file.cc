@@ -1,7 +1,7 @@
 #include "core/metrics/score_file.h"
 
+#include <charconv>
 #include <cstddef>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -10,25 +10,31 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "core/data/file_io.h"
 
 namespace plrank {
 
 absl::StatusOr<std::vector<double>> ReadScoreFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot open score file ", path));
+  absl::StatusOr<std::string> contents = ReadWholeFile(path);
+  if (!contents.ok()) {
+    return absl::Status(
+        contents.status().code(),
+        absl::StrCat("score file: ", contents.status().message()));
   }
+  std::vector<absl::string_view> lines = absl::StrSplit(*contents, '\n');
+  // A final newline ends the last line; it does not start an empty one.
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
   std::vector<double> scores;
-  std::string line;
-  size_t line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    const absl::string_view text = absl::StripAsciiWhitespace(line);
+  scores.reserve(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const size_t line_number = i + 1;
+    const absl::string_view text = absl::StripAsciiWhitespace(lines[i]);
     double score = 0.0;
     if (text.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", line_number, ": empty line, expected a score"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ":", line_number, ": empty line, expected a score"));
     }
     if (!absl::SimpleAtod(text, &score)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -36,12 +42,27 @@ absl::StatusOr<std::vector<double>> ReadScoreFile(const std::string& path) {
     }
     scores.push_back(score);
   }
-  if (in.bad()) {
-    return absl::DataLossError(
-        absl::StrCat("read error in score file ", path, " after line ",
-                     line_number));
-  }
   return scores;
+}
+
+absl::Status WriteScoresInInputOrder(const Dataset& data,
+                                     absl::Span<const double> scores,
+                                     const std::string& path) {
+  std::vector<double> ordered(scores.begin(), scores.end());
+  if (!data.input_line_order.empty()) {
+    for (size_t i = 0; i < scores.size(); ++i) {
+      ordered[data.input_line_order[i]] = scores[i];
+    }
+  }
+  std::string text;
+  text.reserve(ordered.size() * 20);
+  char buffer[64];
+  for (double score : ordered) {
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer) - 1, score);
+    *end++ = '\n';
+    text.append(buffer, static_cast<size_t>(end - buffer));
+  }
+  return WriteFileAtomically(path, text);
 }
 
 }  // namespace plrank

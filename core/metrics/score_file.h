@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/data/dataset.h"
 
 namespace plrank {
 
@@ -14,6 +17,15 @@ namespace plrank {
 // empty or unparsable line is an InvalidArgument error naming the file and
 // the 1-based line; an unreadable file is NotFound.
 absl::StatusOr<std::vector<double>> ReadScoreFile(const std::string& path);
+
+// Writes one score per line (shortest round-trip decimal form) in the order
+// of the input file's data lines, undoing any regrouping of non-contiguous
+// queries (data.input_line_order), with WriteFileAtomically: readers never
+// see a partial file, and a target that is not a regular file (e.g.
+// /dev/full) is refused. ReadScoreFile reads it back exactly.
+absl::Status WriteScoresInInputOrder(const Dataset& data,
+                                     absl::Span<const double> scores,
+                                     const std::string& path);
 
 }  // namespace plrank
 

@@ -1,7 +1,9 @@
 #ifndef PLRANK_CORE_MODEL_MODEL_IO_H_
 #define PLRANK_CORE_MODEL_MODEL_IO_H_
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -39,6 +41,16 @@ absl::Status ValidateEnsemble(const Ensemble& model);
 absl::StatusOr<std::string> SerializeModel(const Ensemble& model);
 absl::StatusOr<Ensemble> ParseModel(std::string_view bytes,
                                     const std::string& name_for_errors);
+
+// ParseModel plus what the envelope says about the file, so a caller that
+// reports the checksum (the server's model status) parses the bytes once.
+struct ParsedModelFile {
+  Ensemble model;
+  uint64_t checksum = 0;  // the verified payload checksum (FNV-1a 64)
+  uint32_t format_version = 0;
+};
+absl::StatusOr<ParsedModelFile> ParseModelFile(
+    std::string_view bytes, const std::string& name_for_errors);
 
 // Writes atomically through WriteFileAtomically (core/data/file_io.h): temp
 // file in the same directory, fsync, rename, fsync of the directory. A crash

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -164,15 +165,13 @@ int32_t RequiredFormatVersion(const Ensemble& model) {
 
 absl::StatusOr<std::string> SerializeModel(const Ensemble& model) {
   if (absl::Status status = ValidateEnsemble(model); !status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("refusing to serialize an invalid model: ",
-                     status.message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "refusing to serialize an invalid model: ", status.message()));
   }
   const int32_t version = RequiredFormatVersion(model);
   v1::ModelFile file;
   file.set_format_version(version);
-  file.set_payload(
-      SerializeDeterministically(EnsembleToProto(model, version)));
+  file.set_payload(SerializeDeterministically(EnsembleToProto(model, version)));
   file.set_checksum(Fnv1a64(file.payload()));
   file.set_checksum_algorithm(std::string(kChecksumAlgorithm));
   return SerializeDeterministically(file);
@@ -180,6 +179,14 @@ absl::StatusOr<std::string> SerializeModel(const Ensemble& model) {
 
 absl::StatusOr<Ensemble> ParseModel(std::string_view bytes,
                                     const std::string& name_for_errors) {
+  absl::StatusOr<ParsedModelFile> parsed =
+      ParseModelFile(bytes, name_for_errors);
+  if (!parsed.ok()) return parsed.status();
+  return std::move(parsed->model);
+}
+
+absl::StatusOr<ParsedModelFile> ParseModelFile(
+    std::string_view bytes, const std::string& name_for_errors) {
   const std::string& name = name_for_errors;
   if (bytes.empty()) {
     return absl::DataLossError(
@@ -200,7 +207,8 @@ absl::StatusOr<Ensemble> ParseModel(std::string_view bytes,
     return absl::DataLossError(absl::StrCat(
         name, ": no format version; not a PLRank model file or corrupt"));
   }
-  if (file.format_version() < static_cast<uint32_t>(kOldestModelFormatVersion) ||
+  if (file.format_version() <
+          static_cast<uint32_t>(kOldestModelFormatVersion) ||
       file.format_version() > static_cast<uint32_t>(kModelFormatVersion)) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: unsupported model format version %d; this build reads versions "
@@ -246,7 +254,11 @@ absl::StatusOr<Ensemble> ParseModel(std::string_view bytes,
         "needs format version %d, but the file says version %d",
         name, RequiredFormatVersion(model), file.format_version()));
   }
-  return model;
+  ParsedModelFile parsed;
+  parsed.model = std::move(model);
+  parsed.checksum = file.checksum();
+  parsed.format_version = file.format_version();
+  return parsed;
 }
 
 }  // namespace plrank

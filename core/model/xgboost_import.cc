@@ -7,16 +7,16 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/data/file_io.h"
 #include "core/model/model_io.h"
 
 namespace plrank {
@@ -52,8 +52,7 @@ constexpr ObjectiveInfo kSupportedObjectives[] = {
 };
 
 absl::Status Malformed(const std::string& what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("XGBoost JSON model: ", what));
+  return absl::InvalidArgumentError(absl::StrCat("XGBoost JSON model: ", what));
 }
 
 // The member `key` of `object`, or nullptr when `object` is not an object
@@ -122,8 +121,8 @@ absl::Status ReadArray(const Json& tree, const char* key, size_t size,
     return Malformed(absl::StrCat(where, ".", key, " is not an array"));
   }
   if (member->size() != size) {
-    return Malformed(absl::StrFormat("%s.%s has %d entries for %d nodes",
-                                     where, key, member->size(), size));
+    return Malformed(absl::StrFormat("%s.%s has %d entries for %d nodes", where,
+                                     key, member->size(), size));
   }
   out->clear();
   out->reserve(size);
@@ -214,8 +213,7 @@ absl::StatusOr<Tree> ConvertTree(const Json& json, size_t index,
                                     " outside [0, ", size, ")"));
     }
     if (our_index[node] != std::numeric_limits<int32_t>::min()) {
-      return Malformed(
-          absl::StrCat(where, " reaches node ", node, " twice"));
+      return Malformed(absl::StrCat(where, " reaches node ", node, " twice"));
     }
     preorder.push_back(node);
     const bool is_leaf = left[node] == -1;
@@ -251,10 +249,10 @@ absl::StatusOr<Tree> ConvertTree(const Json& json, size_t index,
       continue;
     }
     if (split_index[node] < 0 || split_index[node] >= num_features) {
-      return Malformed(absl::StrFormat("%s node %d splits on feature %d "
-                                       "outside [0, %d)",
-                                       where, node, split_index[node],
-                                       num_features));
+      return Malformed(
+          absl::StrFormat("%s node %d splits on feature %d "
+                          "outside [0, %d)",
+                          where, node, split_index[node], num_features));
     }
     // x < c  <=>  x <= nextafter(c, -inf) for every float x, and NaN is
     // routed by default_left either way.
@@ -267,8 +265,8 @@ absl::StatusOr<Tree> ConvertTree(const Json& json, size_t index,
           where, node, condition[node]));
     }
     if (default_left[node] > 1) {
-      return Malformed(absl::StrCat(where, " node ", node,
-                                    " has default_left not 0 or 1"));
+      return Malformed(
+          absl::StrCat(where, " node ", node, " has default_left not 0 or 1"));
     }
     tree.split_feature[ours] = static_cast<int32_t>(split_index[node]);
     tree.threshold[ours] = threshold;
@@ -304,8 +302,9 @@ absl::StatusOr<float> BaseMarginOf(BaseMargin kind, float base_score) {
 absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text) {
   const Json root = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) {
-    return Malformed("not valid JSON (UBJSON and binary models are not "
-                     "supported; save the model with a .json name)");
+    return Malformed(
+        "not valid JSON (UBJSON and binary models are not "
+        "supported; save the model with a .json name)");
   }
   absl::StatusOr<const Json*> learner = Require(root, "learner", "model");
   if (!learner.ok()) return learner.status();
@@ -370,9 +369,9 @@ absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text) {
       StringParam(**booster, "name", "learner.gradient_booster");
   if (!booster_name.ok()) return booster_name.status();
   if (*booster_name != "gbtree") {
-    return absl::UnimplementedError(absl::StrCat(
-        "XGBoost JSON model: booster \"", *booster_name,
-        "\" is not supported (only gbtree)"));
+    return absl::UnimplementedError(
+        absl::StrCat("XGBoost JSON model: booster \"", *booster_name,
+                     "\" is not supported (only gbtree)"));
   }
   absl::StatusOr<const Json*> gbtree =
       Require(**booster, "model", "learner.gradient_booster");
@@ -419,24 +418,20 @@ absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text) {
   model.parameters["xgboost_objective"] = *objective;
   model.parameters["xgboost_base_score"] = absl::StrFormat("%.9g", *base_score);
   if (absl::Status status = ValidateEnsemble(model); !status.ok()) {
-    return Malformed(absl::StrCat("imported model is invalid: ",
-                                  status.message()));
+    return Malformed(
+        absl::StrCat("imported model is invalid: ", status.message()));
   }
   return model;
 }
 
 absl::StatusOr<Ensemble> ImportXgboostJsonFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot open XGBoost model file ", path));
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) {
+    return absl::Status(
+        text.status().code(),
+        absl::StrCat("XGBoost model file: ", text.status().message()));
   }
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (!file.good() && !file.eof()) {
-    return absl::DataLossError(absl::StrCat("cannot read ", path));
-  }
-  absl::StatusOr<Ensemble> model = ImportXgboostJsonModel(text.str());
+  absl::StatusOr<Ensemble> model = ImportXgboostJsonModel(*text);
   if (!model.ok()) {
     return absl::Status(model.status().code(),
                         absl::StrCat(path, ": ", model.status().message()));

@@ -102,6 +102,29 @@ TEST_F(FileIoTest, RefusesTargetsThatAreNotRegularFiles) {
   }
 }
 
+TEST_F(FileIoTest, ReadWholeFileHonoursItsByteBound) {
+  const std::string path = Path("bounded.txt");
+  ASSERT_TRUE(WriteFileAtomically(path, "0123456789").ok());
+  absl::StatusOr<std::string> whole = ReadWholeFile(path);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(*whole, "0123456789");
+  absl::StatusOr<std::string> at_limit = ReadWholeFile(path, 10);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_EQ(*at_limit, "0123456789");
+  absl::StatusOr<std::string> over = ReadWholeFile(path, 9);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(over.status().message(), HasSubstr(path));
+  EXPECT_THAT(over.status().message(), HasSubstr("9 bytes"));
+  // An endless device stops at the bound instead of filling memory.
+  absl::StatusOr<std::string> endless = ReadWholeFile("/dev/zero", 1 << 20);
+  ASSERT_FALSE(endless.ok());
+  EXPECT_EQ(endless.status().code(), absl::StatusCode::kResourceExhausted);
+  absl::StatusOr<std::string> empty = ReadWholeFile("/dev/null", 0);
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_TRUE(empty->empty());
+}
+
 TEST_F(FileIoTest, MissingDirectoryIsNamed) {
   const absl::Status status =
       WriteFileAtomically(Path("no/such/dir/out.txt"), "x");

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "core/data/dataset.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -69,6 +71,33 @@ TEST(ReadScoreFileTest, MissingFileIsNotFound) {
   ASSERT_FALSE(scores.ok());
   EXPECT_EQ(scores.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(scores.status().message(), HasSubstr("no_such_scores.txt"));
+}
+
+TEST(WriteScoresInInputOrderTest, RoundTripsExactlyInInputLineOrder) {
+  Dataset data;
+  // Document i (grouped order) came from input line input_line_order[i].
+  data.input_line_order = {2, 0, 3, 1};
+  const std::vector<double> scores = {0.1, -2.5e-300, 1.0 / 3.0, 12345.678};
+  const std::string path = ::testing::TempDir() + "/scores_written.txt";
+  ASSERT_TRUE(WriteScoresInInputOrder(data, scores, path).ok());
+  absl::StatusOr<std::vector<double>> read = ReadScoreFile(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  // Bit-exact: the shortest round-trip decimal form.
+  EXPECT_EQ(*read, (std::vector<double>{-2.5e-300, 12345.678, 0.1, 1.0 / 3.0}));
+
+  Dataset in_order;  // no regrouping: written as given
+  ASSERT_TRUE(WriteScoresInInputOrder(in_order, scores, path).ok());
+  read = ReadScoreFile(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, scores);
+}
+
+TEST(WriteScoresInInputOrderTest, RefusesADeviceTarget) {
+  Dataset data;
+  const std::vector<double> scores = {1.0};
+  absl::Status status = WriteScoresInInputOrder(data, scores, "/dev/full");
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("/dev/full"));
 }
 
 }  // namespace

@@ -107,6 +107,23 @@ TEST_F(ModelIoTest, SerializeParseRoundTripIsIdentical) {
   EXPECT_EQ(sa, sb);
 }
 
+TEST_F(ModelIoTest, ParseModelFileReportsTheVerifiedEnvelope) {
+  absl::StatusOr<std::string> bytes = SerializeModel(model_);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  v1::ModelFile envelope;
+  ASSERT_TRUE(envelope.ParseFromString(*bytes));
+  absl::StatusOr<ParsedModelFile> parsed = ParseModelFile(*bytes, "memory");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->checksum, envelope.checksum());
+  EXPECT_EQ(parsed->checksum, Fnv1a64(envelope.payload()));
+  EXPECT_EQ(parsed->format_version, envelope.format_version());
+  testing::ExpectSameEnsemble(model_, parsed->model);
+  // Same refusals as ParseModel.
+  std::string corrupt = *bytes;
+  corrupt[corrupt.size() / 2] ^= 0x40;
+  EXPECT_FALSE(ParseModelFile(corrupt, "flipped").ok());
+}
+
 TEST_F(ModelIoTest, MultiOutputRoundTrip) {
   std::mt19937_64 rng(3);
   Ensemble model = testing::RandomEnsemble(rng, 4, 8, 5, /*num_outputs=*/3);

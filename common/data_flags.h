@@ -1,5 +1,5 @@
-#ifndef PLRANK_TRAINER_CLI_DATA_FLAGS_H_
-#define PLRANK_TRAINER_CLI_DATA_FLAGS_H_
+#ifndef PLRANK_COMMON_DATA_FLAGS_H_
+#define PLRANK_COMMON_DATA_FLAGS_H_
 
 #include "absl/status/statusor.h"
 #include "core/data/letor_reader.h"
@@ -15,4 +15,4 @@ absl::StatusOr<MetricOptions> MetricOptionsFromFlags();
 
 }  // namespace plrank::cli
 
-#endif  // PLRANK_TRAINER_CLI_DATA_FLAGS_H_
+#endif  // PLRANK_COMMON_DATA_FLAGS_H_

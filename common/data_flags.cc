@@ -1,10 +1,10 @@
-#include "trainer/cli/data_flags.h"
+#include "common/data_flags.h"
 
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
-#include "trainer/cli/flag_parsing.h"
+#include "common/flag_parsing.h"
 
 ABSL_FLAG(int32_t, num_features, 0,
           "Feature count of the data: 0 infers it from the largest index; "

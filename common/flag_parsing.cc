@@ -1,4 +1,4 @@
-#include "trainer/cli/flag_parsing.h"
+#include "common/flag_parsing.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"

@@ -1,5 +1,5 @@
-#ifndef PLRANK_TRAINER_CLI_FLAG_PARSING_H_
-#define PLRANK_TRAINER_CLI_FLAG_PARSING_H_
+#ifndef PLRANK_COMMON_FLAG_PARSING_H_
+#define PLRANK_COMMON_FLAG_PARSING_H_
 
 #include <cstdint>
 #include <string>
@@ -23,4 +23,4 @@ absl::StatusOr<DuplicateFeaturePolicy> ParseDuplicatePolicy(
 
 }  // namespace plrank::cli
 
-#endif  // PLRANK_TRAINER_CLI_FLAG_PARSING_H_
+#endif  // PLRANK_COMMON_FLAG_PARSING_H_

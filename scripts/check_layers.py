@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Checks the layering rules of docs/ARCHITECTURE.md on every C++ file.
+
+    scripts/check_layers.py [--root DIR]
+
+Every `#include "..."` of a project file (or of gRPC, prometheus-cpp or the
+generated protobuf headers) in a layer's directory must match one of the
+layer's allowed prefixes. Prints each violation as FILE:LINE: message and
+exits 1 when there is one; exits 0 and prints a one-line summary otherwise.
+ctest runs it (test `architecture_layers`) and also runs it on a scratch tree
+with one forbidden include to show that it can fail.
+"""
+
+import argparse
+import pathlib
+import re
+import sys
+
+# Include prefixes every layer may use: the standard library and Abseil are
+# angle/quoted includes that are not project code.
+ALWAYS = ("absl/",)
+
+# Project-owned include roots and third-party roots whose use is a layering
+# decision. An include that starts with none of these is not checked
+# (system headers, gtest, nlohmann, OpenMP, OpenSSL...).
+CHECKED_ROOTS = (
+    "core/", "common/", "server/", "clients/", "trainer/", "bench/",
+    "fuzz/", "tests/", "grpcpp/", "grpc/", "prometheus/", "plrank/v1/",
+    "google/protobuf/",
+)
+
+# Layer directory -> include prefixes it may use (besides its own directory
+# and ALWAYS). The order of the table is the order of docs/ARCHITECTURE.md.
+RULES = {
+    "core/data/": (),
+    "core/metrics/": ("core/data/",),
+    "core/objectives/": ("core/data/", "core/metrics/"),
+    "core/model/": ("core/data/", "plrank/v1/model.pb.h",
+                    "google/protobuf/"),
+    "core/boosting/": ("core/data/", "core/metrics/", "core/objectives/",
+                       "core/model/"),
+    "core/linear/": ("core/data/", "core/metrics/"),
+    "core/pipeline/": ("core/",),
+    "common/": ("core/data/", "core/metrics/"),
+    "trainer/": ("core/", "common/"),
+    "server/": ("core/data/", "core/metrics/", "core/model/", "common/",
+                "grpcpp/", "grpc/", "prometheus/", "plrank/v1/",
+                "google/protobuf/"),
+    "clients/": ("core/data/", "core/metrics/", "common/", "grpcpp/",
+                 "grpc/", "plrank/v1/", "google/protobuf/"),
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+
+def layer_of(relative: str):
+    """The longest RULES key that `relative` lies under, or None."""
+    best = None
+    for layer in RULES:
+        if relative.startswith(layer) and (best is None or
+                                           len(layer) > len(best)):
+            best = layer
+    return best
+
+
+def check_file(root: pathlib.Path, path: pathlib.Path):
+    relative = path.relative_to(root).as_posix()
+    layer = layer_of(relative)
+    if layer is None:
+        return []
+    allowed = (layer,) + RULES[layer] + ALWAYS
+    problems = []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = INCLUDE.match(line)
+        if not match:
+            continue
+        target = match.group(1)
+        if not target.startswith(CHECKED_ROOTS):
+            continue
+        if target.startswith(allowed):
+            continue
+        problems.append(
+            f"{relative}:{number}: {layer.rstrip('/')} must not include "
+            f'"{target}" (allowed: {", ".join(allowed)}; see '
+            "docs/ARCHITECTURE.md)")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=str(
+        pathlib.Path(__file__).resolve().parent.parent),
+        help="the checkout to check (default: this script's)")
+    args = parser.parse_args()
+    root = pathlib.Path(args.root).resolve()
+    problems = []
+    checked = 0
+    for layer in RULES:
+        directory = root / layer
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.rglob("*")):
+            if path.suffix not in (".h", ".cc") or not path.is_file():
+                continue
+            if layer_of(path.relative_to(root).as_posix()) != layer:
+                continue  # a deeper layer's file; checked under that layer
+            checked += 1
+            problems.extend(check_file(root, path))
+    for problem in problems:
+        print(problem)
+    if checked == 0:
+        print(f"check_layers: no C++ files under {root}", file=sys.stderr)
+        return 1
+    if problems:
+        print(f"check_layers: {len(problems)} forbidden include(s) in "
+              f"{checked} files", file=sys.stderr)
+        return 1
+    print(f"check_layers: {checked} files, every include allowed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
