@@ -13,16 +13,14 @@
 // same bytes; it flattens; an all-zero and an all-missing row score finite
 // (the validator bounds every path's leaf sum); the dump does not crash.
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "core/model/checksum.h"
-#include "core/model/forest_scorer.h"
 #include "core/model/model_io.h"
+#include "fuzz/accepted_model.h"
 #include "fuzz/fuzz_util.h"
 #include "plrank/v1/model.pb.h"
 
@@ -52,28 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                       "an error without a message");
     return 0;
   }
-  PLRANK_FUZZ_CHECK(plrank::ValidateEnsemble(*model).ok(),
-                    "ParseModel accepted a model ValidateEnsemble refuses");
-
-  absl::StatusOr<std::string> again = plrank::SerializeModel(*model);
-  PLRANK_FUZZ_CHECK(again.ok(), again.status().ToString());
-  absl::StatusOr<plrank::Ensemble> reread =
-      plrank::ParseModel(*again, "fuzz-again.pb");
-  PLRANK_FUZZ_CHECK(reread.ok(), reread.status().ToString());
-  absl::StatusOr<std::string> third = plrank::SerializeModel(*reread);
-  PLRANK_FUZZ_CHECK(third.ok() && *third == *again,
-                    "serialization is not stable across a round trip");
-
-  absl::StatusOr<plrank::ForestScorer> scorer =
-      plrank::ForestScorer::Create(*model);
-  PLRANK_FUZZ_CHECK(scorer.ok(), scorer.status().ToString());
-  const size_t width = static_cast<size_t>(scorer->num_features());
-  std::vector<float> rows(2 * width, 0.0f);
-  for (size_t f = 0; f < width; ++f) rows[width + f] = NAN;
-  std::vector<double> scores(2);
-  scorer->Score(rows, 2, absl::MakeSpan(scores));
-  PLRANK_FUZZ_CHECK(std::isfinite(scores[0]) && std::isfinite(scores[1]),
-                    "a validated model scored a non-finite value");
+  plrank::fuzz::CheckAcceptedModel(*model, "ParseModel");
   (void)plrank::DumpModel(*model);
   return 0;
 }
