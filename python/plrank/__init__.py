@@ -27,11 +27,14 @@ import numpy.typing as npt
 # The serving client's generated protobuf/gRPC stubs are the namespace
 # portion plrank.v1 (clients/python); keep it importable when it lives in
 # another sys.path entry than this package.
-for _entry in sys.path:
-    _portion = os.path.join(_entry or os.curdir, "plrank")
-    if _portion not in __path__ and os.path.isdir(os.path.join(_portion, "v1")):
-        __path__.append(_portion)
-del _entry, _portion
+def _add_stub_portions() -> None:
+    for entry in sys.path:
+        portion = os.path.join(entry or os.curdir, "plrank")
+        if portion not in __path__ and os.path.isdir(os.path.join(portion, "v1")):
+            __path__.append(portion)
+
+
+_add_stub_portions()
 
 from plrank import _core  # noqa: E402
 
