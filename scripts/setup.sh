@@ -23,6 +23,10 @@ if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
     # plrank-plot (README "Learning curves and pictures"): PNGs via
     # matplotlib's Agg backend, no display.
     python3-matplotlib python3-numpy
+    # The `plrank` Python package (README "Python package"): pybind11
+    # extension, offline pip install into a venv with Debian's setuptools.
+    pybind11-dev python3-dev python3-venv python3-pip python3-setuptools
+    python3-wheel
     # Fuzzing (scripts/fuzz.sh and the fuzz smoke of scripts/test.sh): clang
     # with its sanitizer and libFuzzer runtimes, and its OpenMP.
     clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev

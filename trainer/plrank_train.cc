@@ -1,269 +1,27 @@
 // plrank-train: fits a gradient-boosted ranking model (PLRank by default)
-// on LETOR files and writes the model artifact atomically.
+// on LETOR files and writes the model artifact atomically. Its flags are
+// defined in trainer/train_options.cc.
 #include <cstdio>
-#include <iterator>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/internal/parse.h"
-#include "absl/flags/reflection.h"
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "core/objectives/registry.h"
 #include "core/pipeline/train_job.h"
 #include "trainer/cli/cli_common.h"
-#include "common/data_flags.h"
-#include "common/flag_parsing.h"
+#include "trainer/train_options.h"
 
-ABSL_FLAG(std::string, train, "", "Training data (LETOR / SVMlight ranking text).");
-ABSL_FLAG(std::string, valid, "", "Validation data for progress and early stopping.");
-// The list comes from the objective registry, so it cannot drift from what
-// --objective accepts.
-ABSL_FLAG(std::string, objective, "plrank",
-          absl::StrCat("Loss, one of: ",
-                       absl::StrJoin(plrank::KnownObjectives(), ", "),
-                       " (", absl::StrJoin(plrank::LinearObjectives(), ", "),
-                       " train linear models)."));
-ABSL_FLAG(int32_t, trees, 100, "Boosting iterations.");
-ABSL_FLAG(int32_t, leaves, 31, "Leaves per tree (leaf-wise growth).");
-ABSL_FLAG(double, learning_rate, 0.1, "Shrinkage of every tree.");
-// PLRank's defaults come from ObjectiveOptions (chosen by the quality
-// benchmark); --pl_paper switches to the paper's settings.
-ABSL_FLAG(bool, pl_paper, false,
-          "PLRank exactly as in the paper: --pl_ties=permutation --pl_topk=10 "
-          "--nopl_stop_at_lowest_label --pl_weighting=uniform "
-          "--pl_newton_damping=1e-6 --pl_max_leaf_step=100 (--pl_permutations "
-          "still sets obj=m). Cannot be combined with those flags.");
-ABSL_FLAG(int32_t, pl_topk, plrank::ObjectiveOptions().pl_topk,
-          "PLRank: K, the picks of the Plackett-Luce likelihood per query "
-          "(0 = the whole ranking). l-ListMLE: its K (default 10, the "
-          "paper's, when this flag is not given).");
-ABSL_FLAG(int32_t, pl_permutations, 1,
-          "PLRank with --pl_ties=permutation: sampled tie-breaks per query "
-          "(obj=m).");
-ABSL_FLAG(bool, pl_skip_tied_queries, false,
-          "PLRank: ignore queries whose labels are all equal.");
-ABSL_FLAG(bool, pl_stop_at_lowest_label,
-          plrank::ObjectiveOptions().pl_stop_at_lowest_label,
-          "PLRank: no picks among the documents of the query's lowest label "
-          "(they only choose among equals); --nopl_stop_at_lowest_label keeps "
-          "them, as the paper does.");
-ABSL_FLAG(std::string, pl_ties, plrank::ObjectiveOptions().pl_ties,
-          "PLRank: equal labels as 'efron' (tie groups in closed form, the "
-          "expectation over tie-breaks), 'breslow', 'independent' (each "
-          "document against those labelled below it) or 'permutation' "
-          "(--pl_permutations sampled tie-breaks, the paper).");
-ABSL_FLAG(std::string, pl_weighting, "uniform",
-          "PLRank with tie groups: per-pick weight 'uniform', 'gain' (2^label "
-          "- 1), 'position' (1/log2(2 + ideal position)) or 'gain_position'.");
-ABSL_FLAG(bool, pl_normalize_queries, false,
-          "PLRank with tie groups: each query's pick weights sum to 1.");
-ABSL_FLAG(bool, pl_diagonal_leaf_step, false,
-          "PLRank: leaf values from the diagonal Newton step -sum g/(sum h + "
-          "lambda_l2) instead of the exact per-context step.");
-ABSL_FLAG(double, pl_newton_damping, plrank::ObjectiveOptions().pl_newton_damping,
-          "PLRank: leaf Newton denominator += this x the leaf's weighted "
-          "context count.");
-ABSL_FLAG(double, pl_max_leaf_step, plrank::ObjectiveOptions().pl_max_leaf_step,
-          "PLRank: |leaf Newton step| is clipped to this before the learning "
-          "rate (0 = no clip).");
-ABSL_FLAG(double, lambdamart_sigma, 1.0, "LambdaMART: slope of the pairwise logistic.");
-ABSL_FLAG(int32_t, lambdamart_truncation, 30,
-          "LambdaMART: a pair counts when one document is in the current top T "
-          "(0 = all pairs).");
-ABSL_FLAG(int32_t, ca_restarts, 3, "CA: random restarts.");
-ABSL_FLAG(int32_t, ca_max_rounds, 20, "CA: rounds over all features per restart.");
-ABSL_FLAG(double, listmle_l2, 1.0, "Linear ListMLE: Gaussian prior precision.");
-ABSL_FLAG(int32_t, listmle_max_iterations, 200, "Linear ListMLE: L-BFGS iterations.");
-ABSL_FLAG(int32_t, min_data_in_leaf, 20, "Minimum documents per leaf.");
-ABSL_FLAG(double, min_sum_hessian_in_leaf, 1e-3,
-          "Minimum hessian sum per leaf (second-order split gain only).");
-ABSL_FLAG(double, lambda_l2, 0.0, "L2 regularization of leaf values.");
-ABSL_FLAG(double, feature_fraction, 1.0, "Fraction of features tried per tree.");
-ABSL_FLAG(double, bagging_fraction, 1.0, "Fraction of queries per bag.");
-ABSL_FLAG(int32_t, bagging_freq, 0, "Redraw the query bag every k iterations (0 = off).");
-ABSL_FLAG(int32_t, max_bin, 255, "Histogram bins per feature (2..255).");
-ABSL_FLAG(std::string, split_gain, "ls",
-          "'ls': least squares on the pseudo-response (the paper); 'newton': "
-          "second-order gain.");
-ABSL_FLAG(int32_t, num_threads, 0, "Threads (0 = all cores).");
-ABSL_FLAG(uint64_t, seed, 1, "Seed of every random choice.");
-ABSL_FLAG(int32_t, early_stopping_rounds, 0,
-          "Stop when valid NDCG@<first eval_at> has not improved for this many "
-          "iterations (0 = off).");
-ABSL_FLAG(std::string, eval_at, "10", "NDCG cut-offs to report, e.g. 1,3,10.");
-ABSL_FLAG(std::string, init_model, "", "Background model to continue from.");
-ABSL_FLAG(std::string, model_out, "", "Where to write the model (atomically).");
-ABSL_FLAG(std::string, history_out, "",
-          "Write every iteration's train and valid loss and NDCG at every "
-          "--eval_at cut-off as JSON here (atomically); metrics are then "
-          "computed every iteration. Plot it with plrank-plot curves.");
-ABSL_FLAG(int32_t, log_period, 10, "Progress line every this many iterations.");
-ABSL_FLAG(bool, quiet, false, "No progress lines.");
+ABSL_DECLARE_FLAG(std::string, train);
+ABSL_DECLARE_FLAG(std::string, model_out);
+ABSL_DECLARE_FLAG(bool, quiet);
 
 namespace {
 
 bool WasGiven(absl::string_view flag) {
   return absl::flags_internal::WasPresentOnCommandLine(flag);
-}
-
-absl::Status PlackettLuceFromFlags(plrank::ObjectiveOptions& objective) {
-  objective.pl_topk = absl::GetFlag(FLAGS_pl_topk);
-  objective.pl_permutations = absl::GetFlag(FLAGS_pl_permutations);
-  objective.pl_skip_tied_queries = absl::GetFlag(FLAGS_pl_skip_tied_queries);
-  objective.pl_stop_at_lowest_label = absl::GetFlag(FLAGS_pl_stop_at_lowest_label);
-  objective.pl_ties = absl::GetFlag(FLAGS_pl_ties);
-  objective.pl_weighting = absl::GetFlag(FLAGS_pl_weighting);
-  objective.pl_normalize_queries = absl::GetFlag(FLAGS_pl_normalize_queries);
-  objective.pl_diagonal_leaf_step = absl::GetFlag(FLAGS_pl_diagonal_leaf_step);
-  objective.pl_newton_damping = absl::GetFlag(FLAGS_pl_newton_damping);
-  objective.pl_max_leaf_step = absl::GetFlag(FLAGS_pl_max_leaf_step);
-  if (!absl::GetFlag(FLAGS_pl_paper)) return absl::OkStatus();
-  for (const char* fixed :
-       {"pl_topk", "pl_ties", "pl_stop_at_lowest_label", "pl_weighting",
-        "pl_normalize_queries", "pl_diagonal_leaf_step", "pl_newton_damping",
-        "pl_max_leaf_step", "pl_skip_tied_queries"}) {
-    if (WasGiven(fixed)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--pl_paper fixes --", fixed,
-          "; drop one of them (or spell out the paper's flags and change "
-          "that one)"));
-    }
-  }
-  objective = plrank::PaperObjectiveOptions(objective);
-  return absl::OkStatus();
-}
-
-// Flags given on the command line that `objective` does not read: the
-// linear rankers ignore the booster's and the tree losses' flags, the tree
-// objectives ignore the linear rankers'.
-std::vector<std::string> IgnoredFlags(const std::string& objective) {
-  static const char* const kBoosterAndTreeLosses[] = {
-      "trees", "leaves", "learning_rate", "min_data_in_leaf",
-      "min_sum_hessian_in_leaf", "lambda_l2", "feature_fraction",
-      "bagging_fraction", "bagging_freq", "max_bin", "split_gain",
-      "early_stopping_rounds", "log_period", "pl_paper", "pl_permutations",
-      "pl_skip_tied_queries", "pl_stop_at_lowest_label", "pl_ties",
-      "pl_weighting", "pl_normalize_queries", "pl_diagonal_leaf_step",
-      "pl_newton_damping", "pl_max_leaf_step", "lambdamart_sigma",
-      "lambdamart_truncation"};
-  std::vector<std::string> candidates;
-  if (objective == "ca" || objective == "listmle") {
-    candidates.assign(std::begin(kBoosterAndTreeLosses),
-                      std::end(kBoosterAndTreeLosses));
-    if (objective == "ca") {
-      for (const char* flag : {"pl_topk", "listmle_l2", "listmle_max_iterations"}) {
-        candidates.push_back(flag);
-      }
-    } else {
-      for (const char* flag : {"ca_restarts", "ca_max_rounds"}) {
-        candidates.push_back(flag);
-      }
-    }
-  } else {
-    candidates = {"ca_restarts", "ca_max_rounds", "listmle_l2",
-                  "listmle_max_iterations"};
-  }
-  std::vector<std::string> ignored;
-  for (const std::string& flag : candidates) {
-    if (WasGiven(flag)) ignored.push_back("--" + flag);
-  }
-  return ignored;
-}
-
-absl::StatusOr<plrank::TrainJob> JobFromFlags() {
-  plrank::TrainJob job;
-  job.train_path = absl::GetFlag(FLAGS_train);
-  job.valid_path = absl::GetFlag(FLAGS_valid);
-  job.init_model_path = absl::GetFlag(FLAGS_init_model);
-  job.model_out = absl::GetFlag(FLAGS_model_out);
-  job.history_out = absl::GetFlag(FLAGS_history_out);
-  if (job.train_path.empty()) {
-    return absl::InvalidArgumentError("--train is required");
-  }
-  if (job.model_out.empty()) {
-    return absl::InvalidArgumentError("--model_out is required");
-  }
-  absl::StatusOr<plrank::ReadOptions> read = plrank::cli::ReadOptionsFromFlags();
-  if (!read.ok()) return read.status();
-  job.read_options = *read;
-  absl::StatusOr<plrank::MetricOptions> metrics =
-      plrank::cli::MetricOptionsFromFlags();
-  if (!metrics.ok()) return metrics.status();
-  job.metric_options = *metrics;
-  absl::StatusOr<std::vector<int32_t>> eval_at =
-      plrank::cli::ParseCutoffs(absl::GetFlag(FLAGS_eval_at));
-  if (!eval_at.ok()) return eval_at.status();
-  job.eval_at = *eval_at;
-
-  job.objective.name = absl::GetFlag(FLAGS_objective);
-  if (absl::Status known = plrank::CheckObjectiveName(job.objective.name);
-      !known.ok()) {
-    return known;
-  }
-  absl::Status pl_status = PlackettLuceFromFlags(job.objective);
-  if (!pl_status.ok()) return pl_status;
-  // l-ListMLE shares --pl_topk but keeps the paper's K = 10 unless asked.
-  if (WasGiven("pl_topk")) job.listmle.topk = absl::GetFlag(FLAGS_pl_topk);
-
-  job.objective.lambdamart_sigma = absl::GetFlag(FLAGS_lambdamart_sigma);
-  job.objective.lambdamart_truncation = absl::GetFlag(FLAGS_lambdamart_truncation);
-  job.coordinate_ascent.restarts = absl::GetFlag(FLAGS_ca_restarts);
-  job.coordinate_ascent.max_rounds = absl::GetFlag(FLAGS_ca_max_rounds);
-  job.listmle.l2 = absl::GetFlag(FLAGS_listmle_l2);
-  job.listmle.max_iterations = absl::GetFlag(FLAGS_listmle_max_iterations);
-
-  plrank::BoosterConfig& booster = job.booster;
-  booster.num_trees = absl::GetFlag(FLAGS_trees);
-  booster.num_leaves = absl::GetFlag(FLAGS_leaves);
-  booster.learning_rate = absl::GetFlag(FLAGS_learning_rate);
-  booster.min_data_in_leaf = absl::GetFlag(FLAGS_min_data_in_leaf);
-  booster.min_sum_hessian_in_leaf = absl::GetFlag(FLAGS_min_sum_hessian_in_leaf);
-  booster.lambda_l2 = absl::GetFlag(FLAGS_lambda_l2);
-  booster.feature_fraction = absl::GetFlag(FLAGS_feature_fraction);
-  booster.bagging_fraction = absl::GetFlag(FLAGS_bagging_fraction);
-  booster.bagging_freq = absl::GetFlag(FLAGS_bagging_freq);
-  booster.max_bin = absl::GetFlag(FLAGS_max_bin);
-  booster.num_threads = absl::GetFlag(FLAGS_num_threads);
-  booster.seed = absl::GetFlag(FLAGS_seed);
-  booster.early_stopping_rounds = absl::GetFlag(FLAGS_early_stopping_rounds);
-  const std::string split_gain = absl::GetFlag(FLAGS_split_gain);
-  if (split_gain == "ls") {
-    booster.split_gain = plrank::SplitGain::kLeastSquares;
-  } else if (split_gain == "newton") {
-    booster.split_gain = plrank::SplitGain::kNewton;
-  } else {
-    return absl::InvalidArgumentError(
-        "--split_gain: '" + split_gain + "' is not one of ls, newton");
-  }
-  if (booster.num_trees <= 0) return absl::InvalidArgumentError("--trees must be > 0");
-  if (booster.num_leaves < 2) return absl::InvalidArgumentError("--leaves must be >= 2");
-  if (!(booster.learning_rate > 0.0)) {
-    return absl::InvalidArgumentError("--learning_rate must be > 0");
-  }
-  if (booster.max_bin < 2 || booster.max_bin > 255) {
-    return absl::InvalidArgumentError("--max_bin must be in 2..255");
-  }
-  if (booster.num_threads < 0) {
-    return absl::InvalidArgumentError("--num_threads must be >= 0");
-  }
-  if (booster.early_stopping_rounds > 0 && job.valid_path.empty()) {
-    return absl::InvalidArgumentError("--early_stopping_rounds needs --valid");
-  }
-  job.log_period = absl::GetFlag(FLAGS_quiet) ? 0 : absl::GetFlag(FLAGS_log_period);
-
-  // The artifact records every flag of this program, as given or defaulted.
-  for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (absl::StrContains(flag->Filename(), "trainer/")) {
-      job.parameters[std::string(name)] = flag->CurrentValue();
-    }
-  }
-  return job;
 }
 
 }  // namespace
@@ -274,10 +32,19 @@ int main(int argc, char** argv) {
       "Trains a ranking model.\n  plrank-train --train=F [--valid=F] "
       "--model_out=model.pb [flags]");
   return plrank::cli::RunOrFailOnOutOfMemory([] {
-    absl::StatusOr<plrank::TrainJob> job = JobFromFlags();
+    if (absl::GetFlag(FLAGS_train).empty()) {
+      return plrank::cli::Fail(
+          absl::InvalidArgumentError("--train is required"));
+    }
+    if (absl::GetFlag(FLAGS_model_out).empty()) {
+      return plrank::cli::Fail(
+          absl::InvalidArgumentError("--model_out is required"));
+    }
+    absl::StatusOr<plrank::TrainJob> job =
+        plrank::cli::TrainJobFromFlags(WasGiven);
     if (!job.ok()) return plrank::cli::Fail(job.status());
     if (const std::vector<std::string> ignored =
-            IgnoredFlags(job->objective.name);
+            plrank::cli::IgnoredTrainFlags(job->objective.name, WasGiven);
         !ignored.empty()) {
       std::fprintf(stderr, "plrank-train: note: --objective=%s ignores %s%s\n",
                    job->objective.name.c_str(),

@@ -147,17 +147,33 @@ void StoreMetrics(const std::vector<std::string>& names,
   }
 }
 
-// Stamps the data digests and creation time, then writes the artifact and,
-// when asked, the training history (`history` filled in but for what the
-// summary knows).
-absl::StatusOr<TrainSummary> Finish(
-    const TrainJob& job, const Dataset& train, const Dataset* valid,
-    const std::function<void(const std::string&)>& log, TrainSummary summary,
-    HistoryInfo history = {}) {
-  Ensemble& model = summary.model;
+// The data digests and creation time RunTrainJob writes with the model.
+void Stamp(const Dataset& train, const Dataset* valid, Ensemble& model) {
   model.train_data_hash = DatasetDigest(train);
   if (valid != nullptr) model.valid_data_hash = DatasetDigest(*valid);
   model.created_unix_seconds = static_cast<int64_t>(std::time(nullptr));
+}
+
+// Fills in the summary's history record (but for the per-iteration valid
+// loss, which the booster run collects) and stamps the model.
+TrainSummary Finish(const TrainJob& job, const Dataset& train,
+                    const Dataset* valid, TrainSummary summary,
+                    HistoryInfo history = {}) {
+  Stamp(train, valid, summary.model);
+  history.eval_at = job.eval_at;
+  history.best_iteration = summary.best_iteration;
+  history.early_stopping_rounds = job.booster.early_stopping_rounds;
+  history.train_queries = summary.train_queries;
+  history.valid_queries =
+      valid != nullptr ? static_cast<int64_t>(valid->num_queries()) : 0;
+  summary.history = std::move(history);
+  return summary;
+}
+
+// Writes the artifact and, when asked, the training history.
+absl::Status WriteOutputs(const TrainJob& job, const TrainSummary& summary,
+                          const std::function<void(const std::string&)>& log) {
+  const Ensemble& model = summary.model;
   // A new version directory (<base>/<model>/<version>/) is created on demand.
   const std::filesystem::path parent =
       std::filesystem::path(job.model_out).parent_path();
@@ -173,21 +189,36 @@ absl::StatusOr<TrainSummary> Finish(
   }
   log(absl::StrFormat("wrote %s (%d trees, %d linear weights)", job.model_out,
                       model.trees.size(), model.linear_weights.size()));
-  if (job.history_out.empty()) return summary;
-  history.eval_at = job.eval_at;
-  history.best_iteration = summary.best_iteration;
-  history.early_stopping_rounds = job.booster.early_stopping_rounds;
-  history.train_queries = summary.train_queries;
-  history.valid_queries =
-      valid != nullptr ? static_cast<int64_t>(valid->num_queries()) : 0;
+  if (job.history_out.empty()) return absl::OkStatus();
   if (absl::Status status = WriteFileAtomically(
-          job.history_out, TrainingHistoryJson(model, history));
+          job.history_out, TrainingHistoryJson(model, summary.history));
       !status.ok()) {
     return status;
   }
   log(absl::StrFormat("wrote %s (%d iterations)", job.history_out,
                       model.history.size()));
-  return summary;
+  return absl::OkStatus();
+}
+
+// "train.txt", or "(in memory)" for data that came from no file.
+std::string DataName(const std::string& path) {
+  return path.empty() ? std::string("(in memory)") : path;
+}
+
+// What both RunTrainJob and TrainOnData check before any data is read.
+absl::Status CheckJob(const TrainJob& job) {
+  if (job.eval_at.empty()) {
+    return absl::InvalidArgumentError("--eval_at needs at least one cut-off");
+  }
+  // A misspelt --objective fails now, not after the data has loaded.
+  return CheckObjectiveName(job.objective.name);
+}
+
+// Every parallel region (objectives, metrics, scoring) uses the requested
+// thread count, not only the booster's: idle OpenMP workers spin.
+void SetThreads(const TrainJob& job) {
+  omp_set_num_threads(job.booster.num_threads > 0 ? job.booster.num_threads
+                                                  : omp_get_num_procs());
 }
 
 // The objective bound to the validation set, for its loss in the history;
@@ -229,6 +260,41 @@ std::string DatasetDigest(const Dataset& data) {
   return absl::StrFormat("fnv1a64:%016x", hash.value());
 }
 
+absl::StatusOr<TrainData> LoadTrainData(
+    const TrainJob& job, const std::function<void(const std::string&)>& log) {
+  if (job.train_path.empty()) {
+    return absl::InvalidArgumentError("no training data (--train)");
+  }
+  // A background model fixes the feature width for every file.
+  ReadOptions read_options = job.read_options;
+  if (!job.init_model_path.empty() && read_options.num_features == 0) {
+    absl::StatusOr<Ensemble> init_model = ReadModelFile(job.init_model_path);
+    if (!init_model.ok()) return init_model.status();
+    read_options.num_features = init_model->num_features;
+    read_options.num_features_origin = absl::StrCat(
+        "the feature count of --init_model ", job.init_model_path);
+  }
+  TrainData data;
+  absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options, log);
+  if (!train.ok()) return train.status();
+  data.train = *std::move(train);
+  // Checked now rather than when the model is written after training.
+  if (data.train.num_features > kMaxModelFeatures) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %d features is above the limit of %d features per model",
+        job.train_path, data.train.num_features, kMaxModelFeatures));
+  }
+  if (!job.valid_path.empty()) {
+    ReadOptions valid_options = read_options;
+    valid_options.num_features = data.train.num_features;
+    absl::StatusOr<Dataset> valid =
+        LoadDataset(job.valid_path, valid_options, log);
+    if (!valid.ok()) return valid.status();
+    data.valid = *std::move(valid);
+  }
+  return data;
+}
+
 absl::StatusOr<TrainSummary> RunTrainJob(
     const TrainJob& job, const std::function<void(const std::string&)>& log) {
   if (job.train_path.empty()) {
@@ -245,58 +311,73 @@ absl::StatusOr<TrainSummary> RunTrainJob(
       return target;
     }
   }
-  if (job.eval_at.empty()) {
-    return absl::InvalidArgumentError("--eval_at needs at least one cut-off");
+  if (absl::Status status = CheckJob(job); !status.ok()) return status;
+  const auto load_start = Clock::now();
+  SetThreads(job);
+  absl::StatusOr<TrainData> data = LoadTrainData(job, log);
+  if (!data.ok()) return data.status();
+  const double read_seconds = SecondsSince(load_start);
+  absl::StatusOr<TrainSummary> summary =
+      TrainOnData(job, data->train, data->valid ? &*data->valid : nullptr,
+                  /*record_history=*/!job.history_out.empty(), log);
+  if (!summary.ok()) return summary.status();
+  summary->load_seconds += read_seconds;
+  if (absl::Status status = WriteOutputs(job, *summary, log); !status.ok()) {
+    return status;
   }
-  // A misspelt --objective fails now, not after the data has loaded.
-  if (absl::Status known = CheckObjectiveName(job.objective.name);
-      !known.ok()) {
-    return known;
-  }
+  return summary;
+}
+
+absl::StatusOr<TrainSummary> TrainOnData(
+    const TrainJob& job, const Dataset& train_data, const Dataset* valid_data,
+    bool record_history, const std::function<void(const std::string&)>& log) {
+  if (absl::Status status = CheckJob(job); !status.ok()) return status;
   TrainSummary summary;
   const auto load_start = Clock::now();
-  // Every parallel region (objectives, metrics, scoring) uses the requested
-  // thread count, not only the booster's: idle OpenMP workers spin.
-  omp_set_num_threads(job.booster.num_threads > 0 ? job.booster.num_threads
-                                                  : omp_get_num_procs());
-
-  // A background model fixes the feature width for every file.
+  SetThreads(job);
+  const Dataset& train = train_data;
+  const Dataset* const valid = valid_data;  // null: no validation set
+  if (train.num_documents() == 0 || train.num_queries() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DataName(job.train_path), ": the dataset has no documents"));
+  }
+  if (train.num_features > kMaxModelFeatures) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %d features is above the limit of %d features per model",
+        DataName(job.train_path), train.num_features, kMaxModelFeatures));
+  }
+  if (valid) {
+    if (valid->num_documents() == 0 || valid->num_queries() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          DataName(job.valid_path), ": the dataset has no documents"));
+    }
+    if (valid->num_features != train.num_features) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %d features, but the training data has %d",
+          DataName(job.valid_path), valid->num_features,
+          train.num_features));
+    }
+  }
   std::optional<Ensemble> init_model;
-  ReadOptions read_options = job.read_options;
   if (!job.init_model_path.empty()) {
     absl::StatusOr<Ensemble> loaded = ReadModelFile(job.init_model_path);
     if (!loaded.ok()) return loaded.status();
     init_model = *std::move(loaded);
-    if (read_options.num_features == 0) {
-      read_options.num_features = init_model->num_features;
-      read_options.num_features_origin = absl::StrCat(
-          "the feature count of --init_model ", job.init_model_path);
+    if (train.num_features < init_model->num_features) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %d features, but the background model %s has %d",
+          DataName(job.train_path), train.num_features,
+          job.init_model_path, init_model->num_features));
     }
   }
-  absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options, log);
-  if (!train.ok()) return train.status();
-  // Checked now rather than when the model is written after training.
-  if (train->num_features > kMaxModelFeatures) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: %d features is above the limit of %d features per model",
-        job.train_path, train->num_features, kMaxModelFeatures));
-  }
-  std::optional<Dataset> valid;
-  if (!job.valid_path.empty()) {
-    ReadOptions valid_options = read_options;
-    valid_options.num_features = train->num_features;
-    absl::StatusOr<Dataset> loaded = LoadDataset(job.valid_path, valid_options, log);
-    if (!loaded.ok()) return loaded.status();
-    valid = *std::move(loaded);
-  }
-  summary.train_documents = static_cast<int64_t>(train->num_documents());
-  summary.train_queries = static_cast<int64_t>(train->num_queries());
+  summary.train_documents = static_cast<int64_t>(train.num_documents());
+  summary.train_queries = static_cast<int64_t>(train.num_queries());
   log(absl::StrFormat("train: %s — %d queries, %d documents, %d features",
-                      job.train_path, train->num_queries(),
-                      train->num_documents(), train->num_features));
+                      DataName(job.train_path), train.num_queries(),
+                      train.num_documents(), train.num_features));
   if (valid) {
     log(absl::StrFormat("valid: %s — %d queries, %d documents",
-                        job.valid_path, valid->num_queries(),
+                        DataName(job.valid_path), valid->num_queries(),
                         valid->num_documents()));
   }
 
@@ -317,20 +398,20 @@ absl::StatusOr<TrainSummary> RunTrainJob(
       CoordinateAscentOptions options = job.coordinate_ascent;
       options.ndcg_k = job.eval_at.front();
       options.seed = job.booster.seed;
-      linear = TrainCoordinateAscent(*train, valid ? &*valid : nullptr,
+      linear = TrainCoordinateAscent(train, valid,
                                      options, log);
     } else {
       LinearListMleOptions options = job.listmle;
       options.ndcg_k = job.eval_at.front();
       options.seed = job.booster.seed;
-      linear = TrainLinearListMle(*train, valid ? &*valid : nullptr, options,
+      linear = TrainLinearListMle(train, valid, options,
                                   log);
     }
     if (!linear.ok()) return linear.status();
     summary.train_seconds = SecondsSince(train_start);
     summary.iterations = summary.best_iteration = linear->iterations;
     Ensemble& model = summary.model;
-    model.num_features = train->num_features;
+    model.num_features = train.num_features;
     model.objective = job.objective.name;
     model.linear_weights = linear->weights;
     model.parameters = job.parameters;
@@ -338,15 +419,15 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     // optimises or selects by the first).
     IterationMetrics last;
     last.iteration = linear->iterations;
-    const NdcgEvaluator train_ndcg(&*train, job.eval_at, 1,
+    const NdcgEvaluator train_ndcg(&train, job.eval_at, 1,
                                    ScoreTransform::kIdentity,
                                    job.metric_options);
     const std::vector<double> train_values =
-        train_ndcg(ScoreLinear(*train, linear->weights));
+        train_ndcg(ScoreLinear(train, linear->weights));
     StoreMetrics(metric_names, train_values, &last.train);
     std::vector<double> valid_values;
     if (valid) {
-      const NdcgEvaluator valid_ndcg(&*valid, job.eval_at, 1,
+      const NdcgEvaluator valid_ndcg(valid, job.eval_at, 1,
                                      ScoreTransform::kIdentity,
                                      job.metric_options);
       valid_values = valid_ndcg(ScoreLinear(*valid, linear->weights));
@@ -358,14 +439,13 @@ absl::StatusOr<TrainSummary> RunTrainJob(
                                       valid ? &valid_values : nullptr)));
     model.history.push_back(std::move(last));
     model.best_iteration = 0;
-    return Finish(job, *train, valid ? &*valid : nullptr, log,
-                  std::move(summary));
+    return Finish(job, train, valid, std::move(summary));
   }
 
   absl::StatusOr<std::unique_ptr<Objective>> objective =
       MakeObjective(job.objective);
   if (!objective.ok()) return objective.status();
-  if (absl::Status status = (*objective)->Init(*train, job.booster.seed);
+  if (absl::Status status = (*objective)->Init(train, job.booster.seed);
       !status.ok()) {
     return status;
   }
@@ -376,8 +456,8 @@ absl::StatusOr<TrainSummary> RunTrainJob(
                                        : ScoreTransform::kIdentity;
 
   BoosterInputs inputs;
-  inputs.train = &*train;
-  inputs.valid = valid ? &*valid : nullptr;
+  inputs.train = &train;
+  inputs.valid = valid;
   inputs.objective = objective->get();
   if (init_model) {
     if (init_model->num_outputs != num_outputs) {
@@ -389,7 +469,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     }
     absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*init_model);
     if (!scorer.ok()) return scorer.status();
-    inputs.init_train_scores = scorer->RawScoresDataset(*train);
+    inputs.init_train_scores = scorer->RawScoresDataset(train);
     if (valid) inputs.init_valid_scores = scorer->RawScoresDataset(*valid);
   }
   summary.load_seconds = SecondsSince(load_start);
@@ -406,7 +486,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     return job.log_period > 0 &&
            (iteration % job.log_period == 0 || iteration == total);
   };
-  const bool every_iteration = !job.history_out.empty();
+  const bool every_iteration = record_history;
   auto due = [log_due, every_iteration](int32_t iteration) {
     return every_iteration || log_due(iteration);
   };
@@ -417,7 +497,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   };
   auto train_values = std::make_shared<Computed>();
   auto valid_values = std::make_shared<Computed>();
-  NdcgEvaluator train_ndcg(&*train, job.eval_at, num_outputs, transform,
+  NdcgEvaluator train_ndcg(&train, job.eval_at, num_outputs, transform,
                            job.metric_options);
   inputs.train_evaluator = [train_ndcg, train_values,
                             due](absl::Span<const double> scores) {
@@ -428,7 +508,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     return values.front();
   };
   if (valid) {
-    NdcgEvaluator valid_ndcg(&*valid, job.eval_at, num_outputs, transform,
+    NdcgEvaluator valid_ndcg(valid, job.eval_at, num_outputs, transform,
                              job.metric_options);
     const bool every = job.booster.early_stopping_rounds > 0;
     std::shared_ptr<const Objective> valid_loss;
@@ -480,7 +560,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     model = *init_model;
     model.history.clear();
   }
-  model.num_features = train->num_features;
+  model.num_features = train.num_features;
   model.objective = job.objective.name;
   model.num_outputs = num_outputs;
   model.transform = transform;
@@ -516,8 +596,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
                                   result->best_iteration)),
         result->best_iteration, summary.iterations));
   }
-  return Finish(job, *train, valid ? &*valid : nullptr, log,
-                std::move(summary), std::move(history));
+  return Finish(job, train, valid, std::move(summary), std::move(history));
 }
 
 }  // namespace plrank

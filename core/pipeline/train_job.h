@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "core/metrics/ranking_metrics.h"
 #include "core/model/ensemble.h"
 #include "core/objectives/registry.h"
+#include "core/pipeline/training_history.h"
 
 namespace plrank {
 
@@ -55,14 +57,41 @@ struct TrainSummary {
   int64_t train_documents = 0;
   int64_t train_queries = 0;
   Ensemble model;               // as written to model_out
+  // With record_history (or history_out): TrainingHistoryJson(model,
+  // history) is the --history_out document.
+  HistoryInfo history;
+};
+
+// The data of one run, read as RunTrainJob reads it.
+struct TrainData {
+  Dataset train;
+  std::optional<Dataset> valid;
 };
 
 // True for the objectives that train a linear model instead of trees.
 bool IsLinearObjective(const std::string& name);
 
 // `log` receives human-readable lines (objective description, progress).
+// Reads the data (LoadTrainData), trains (TrainOnData) and writes model_out
+// and history_out.
 absl::StatusOr<TrainSummary> RunTrainJob(
     const TrainJob& job, const std::function<void(const std::string&)>& log);
+
+// Reads job.train_path and job.valid_path with job.read_options; the
+// feature width comes from job.init_model_path when it is set and
+// read_options.num_features is 0, and the valid set gets the train set's.
+absl::StatusOr<TrainData> LoadTrainData(
+    const TrainJob& job, const std::function<void(const std::string&)>& log);
+
+// One training run on data in memory (the Python package): what RunTrainJob
+// does once the data is read, without writing anything (job.model_out and
+// job.history_out are not used; metrics are computed every iteration, as
+// for history_out, when `record_history` is set). job.train_path and
+// job.valid_path only name the sets in log lines. The summary's model is
+// stamped (data digests, creation time) as RunTrainJob writes it.
+absl::StatusOr<TrainSummary> TrainOnData(
+    const TrainJob& job, const Dataset& train, const Dataset* valid,
+    bool record_history, const std::function<void(const std::string&)>& log);
 
 // 64-bit FNV-1a digest of a dataset's labels, query layout and features, in
 // hex; recorded in the artifact so a model can be traced to its data.

@@ -48,6 +48,7 @@ BUILD_ONLY_PACKAGES = {"build-essential", "cmake", "g++", "gcc", "make",
 # option name and its default.
 OPTIONAL_SUBDIRS = {"tests": ("PLRANK_BUILD_TESTS", True),
                     "bench": ("PLRANK_BUILD_BENCH", True),
+                    "python": ("PLRANK_BUILD_PYTHON_MODULE", True),
                     "fuzz": ("PLRANK_FUZZ", False)}
 
 

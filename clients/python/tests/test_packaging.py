@@ -10,17 +10,18 @@ from pathlib import Path
 
 import pytest
 
-import plrank
+import plrank.v1
 
 CLIENT_SOURCE = Path(__file__).resolve().parent.parent
 
 
 def test_pip_install_stubs_and_client(env, tmp_path):
-    gen = Path(plrank.__file__).resolve().parent.parent
+    gen = Path(plrank.v1.__file__).resolve().parent.parent.parent
     if not (gen / "pyproject.toml").exists():
         pytest.skip(f"{gen} has no pyproject.toml (written by CMake)")
     # Copies: pip builds in place and would leave build/ and *.egg-info behind.
     shutil.copytree(gen / "plrank", tmp_path / "stubs" / "plrank")
+    assert not (gen / "plrank" / "__init__.py").exists()  # a namespace portion
     shutil.copy(gen / "pyproject.toml", tmp_path / "stubs")
     shutil.copytree(CLIENT_SOURCE / "plrank_client", tmp_path / "client" / "plrank_client")
     shutil.copy(CLIENT_SOURCE / "pyproject.toml", tmp_path / "client")

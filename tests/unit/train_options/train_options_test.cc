@@ -1,0 +1,95 @@
+// TrainJobFromParams: the Python package's params are plrank-train's flags,
+// with their defaults and checks, and leave the flags as they found them.
+#include "trainer/train_options.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace plrank::cli {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+TEST(TrainJobFromParamsTest, DefaultsAreThoseOfPlrankTrain) {
+  absl::StatusOr<TrainJob> job = TrainJobFromParams({});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->objective.name, "plrank");
+  EXPECT_EQ(job->booster.num_trees, 100);
+  EXPECT_EQ(job->booster.num_leaves, 31);
+  EXPECT_DOUBLE_EQ(job->booster.learning_rate, 0.1);
+  EXPECT_EQ(job->booster.min_data_in_leaf, 20);
+  EXPECT_THAT(job->eval_at, ElementsAre(10));
+  EXPECT_EQ(job->parameters.at("trees"), "100");
+}
+
+TEST(TrainJobFromParamsTest, SetsFlagsForTheCallOnly) {
+  absl::StatusOr<TrainJob> job = TrainJobFromParams(
+      {{"trees", "7"}, {"eval_at", "1,3"}, {"learning_rate", "0.05"},
+       {"nopl_stop_at_lowest_label", "true"}});
+  ASSERT_FALSE(job.ok());  // "no" prefixes are command-line syntax only
+  job = TrainJobFromParams({{"trees", "7"},
+                            {"eval_at", "1,3"},
+                            {"learning_rate", "0.05"},
+                            {"pl_stop_at_lowest_label", "false"},
+                            {"train", "t.txt"}});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->booster.num_trees, 7);
+  EXPECT_THAT(job->eval_at, ElementsAre(1, 3));
+  EXPECT_DOUBLE_EQ(job->booster.learning_rate, 0.05);
+  EXPECT_FALSE(job->objective.pl_stop_at_lowest_label);
+  EXPECT_EQ(job->train_path, "t.txt");
+  EXPECT_EQ(job->parameters.at("trees"), "7");
+  // The next call starts from the defaults again.
+  job = TrainJobFromParams({});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->booster.num_trees, 100);
+  EXPECT_THAT(job->eval_at, ElementsAre(10));
+  EXPECT_TRUE(job->objective.pl_stop_at_lowest_label);
+  EXPECT_EQ(job->train_path, "");
+}
+
+TEST(TrainJobFromParamsTest, UnknownNamesNameTheNearestFlag) {
+  absl::StatusOr<TrainJob> job = TrainJobFromParams({{"learning_rat", "0.1"}});
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(job.status().message(),
+            "unknown parameter 'learning_rat'; did you mean 'learning_rate'?");
+  job = TrainJobFromParams({{"num_leaves", "15"}});
+  EXPECT_EQ(job.status().message(),
+            "unknown parameter 'num_leaves': LightGBM's num_leaves is "
+            "'leaves' here");
+  // absl's own flags are not parameters.
+  job = TrainJobFromParams({{"flagfile", "x"}});
+  EXPECT_THAT(job.status().message(), HasSubstr("unknown parameter 'flagfile'"));
+}
+
+TEST(TrainJobFromParamsTest, ValuesAreCheckedAsOnTheCommandLine) {
+  absl::StatusOr<TrainJob> job = TrainJobFromParams({{"trees", "abc"}});
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("trees='abc'"));
+  job = TrainJobFromParams({{"trees", "0"}});
+  EXPECT_EQ(job.status().message(), "--trees must be > 0");
+  job = TrainJobFromParams({{"pl_paper", "true"}, {"pl_topk", "5"}});
+  EXPECT_THAT(job.status().message(), HasSubstr("--pl_paper fixes --pl_topk"));
+  job = TrainJobFromParams({{"pl_paper", "true"}});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->objective.pl_ties, "permutation");
+}
+
+TEST(TrainJobFromParamsTest, ReportsParamsTheObjectiveIgnores) {
+  std::vector<std::string> ignored;
+  absl::StatusOr<TrainJob> job = TrainJobFromParams(
+      {{"objective", "ca"}, {"leaves", "5"}, {"ca_restarts", "1"}}, &ignored);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_THAT(ignored, ElementsAre("--leaves"));
+}
+
+}  // namespace
+}  // namespace plrank::cli
