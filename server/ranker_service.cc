@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "server/evaluation_accumulator.h"
+#include "server/explanation.h"
 #include "server/ranking.h"
 
 namespace plrank::server {
@@ -125,6 +126,27 @@ grpc::Status RankerService::Rank(grpc::ServerContext* context,
            static_cast<uint64_t>(request->documents_size()));
   if (status.ok() && metrics_ != nullptr) {
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
+                            absl::ToDoubleSeconds(absl::Now() - start));
+  }
+  return record.Finish(status);
+}
+
+grpc::Status RankerService::Explain(grpc::ServerContext* context,
+                                    const v1::ExplainRequest* request,
+                                    v1::ExplainResponse* response) {
+  RequestRecord record(metrics_, "Explain");
+  record.SetDocuments(static_cast<uint64_t>(request->documents_size()));
+  auto version =
+      ResolveFor(*manager_->snapshot(), request->model_spec(), &record);
+  if (!version.ok()) return record.Finish(version.status());
+  const absl::Time start = absl::Now();
+  absl::Status status = ExplainDocuments(
+      **version, *request, limits_, [context] { return CheckClient(context); },
+      response);
+  NoteSize(releaser_, **version,
+           static_cast<uint64_t>(request->documents_size()));
+  if (status.ok() && metrics_ != nullptr) {
+    metrics_->RecordExplain((*version)->model(),
                             absl::ToDoubleSeconds(absl::Now() - start));
   }
   return record.Finish(status);

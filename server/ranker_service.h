@@ -29,6 +29,9 @@ class RankerService final : public v1::Ranker::Service {
   grpc::Status Rank(grpc::ServerContext* context,
                     const v1::RankRequest* request,
                     v1::RankResponse* response) override;
+  grpc::Status Explain(grpc::ServerContext* context,
+                       const v1::ExplainRequest* request,
+                       v1::ExplainResponse* response) override;
   grpc::Status Evaluate(grpc::ServerContext* context,
                         const v1::EvaluateRequest* request,
                         v1::EvaluateResponse* response) override;

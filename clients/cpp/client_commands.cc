@@ -1,8 +1,11 @@
 #include "clients/cpp/client_commands.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -10,6 +13,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "clients/cpp/dataset_documents.h"
+#include "core/data/file_io.h"
 #include "trainer/cli/score_writer.h"
 
 namespace plrank::client {
@@ -66,6 +71,13 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
 
 std::string ModelLabel(const std::string& name, int64_t version) {
   return absl::StrCat(name, " v", version);
+}
+
+// Shortest text that reads back as the same double (as --scores_out).
+void AppendNumber(double value, std::string* text) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  text->append(buffer, static_cast<size_t>(end - buffer));
 }
 
 }  // namespace
@@ -191,6 +203,71 @@ absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
     absl::FPrintF(out, "wrote %d scores to %s\n", scores.size(),
                   settings.scores_out);
   }
+  return absl::OkStatus();
+}
+
+std::string FormatExplanationLine(double bias,
+                                  const v1::DocumentExplanation& document) {
+  std::string line = "bias:";
+  AppendNumber(bias, &line);
+  for (const v1::FeatureContribution& contribution : document.contributions()) {
+    absl::StrAppend(&line, " ", uint64_t{contribution.feature()} + 1, ":");
+    AppendNumber(contribution.contribution(), &line);
+  }
+  return line;
+}
+
+absl::Status RunExplain(RankerClient& client, const CommandSettings& settings,
+                        std::FILE* out) {
+  if (settings.contributions_out.empty()) {
+    return absl::InvalidArgumentError(
+        "--contributions_out=FILE is required (one line per document)");
+  }
+  absl::StatusOr<Dataset> data = ReadDataForModel(client, settings);
+  if (!data.ok()) return data.status();
+  std::vector<std::string> lines(data->num_documents());
+  const absl::Time start = absl::Now();
+  for (size_t q = 0; q < data->num_queries(); ++q) {
+    absl::StatusOr<v1::ExplainResponse> response =
+        client.ExplainQuery(settings.model, *data, q, settings.top_features);
+    if (!response.ok()) {
+      return absl::Status(response.status().code(),
+                          absl::StrCat("query ", data->query_ids[q], ": ",
+                                       response.status().message()));
+    }
+    const uint32_t begin = data->query_begin(q);
+    const uint32_t count = data->query_end(q) - begin;
+    if (response->documents_size() != static_cast<int>(count)) {
+      return absl::InternalError(absl::StrCat(
+          "query ", data->query_ids[q], ": the server explained ",
+          response->documents_size(), " of ", count, " documents"));
+    }
+    for (const v1::DocumentExplanation& document : response->documents()) {
+      if (document.request_index() >= count) {
+        return absl::InternalError(
+            absl::StrCat("query ", data->query_ids[q], ": request_index ",
+                         document.request_index(), " out of range"));
+      }
+      lines[InputLineOfDocument(*data, begin + document.request_index())] =
+          FormatExplanationLine(response->bias(), document);
+    }
+    absl::FPrintF(out, "query %s: %d documents explained (%s), bias %.6f\n",
+                  data->query_ids[q], count,
+                  ModelLabel(response->model_name(), response->model_version()),
+                  response->bias());
+  }
+  absl::FPrintF(out, "explained %d queries, %d documents in %.3f s\n",
+                data->num_queries(), data->num_documents(),
+                absl::ToDoubleSeconds(absl::Now() - start));
+  std::string text;
+  for (const std::string& line : lines) absl::StrAppend(&text, line, "\n");
+  if (absl::Status status =
+          WriteFileAtomically(settings.contributions_out, text);
+      !status.ok()) {
+    return status;
+  }
+  absl::FPrintF(out, "wrote %d explanations to %s\n", lines.size(),
+                settings.contributions_out);
   return absl::OkStatus();
 }
 

@@ -152,6 +152,30 @@ absl::StatusOr<v1::RankResponse> RankerClient::RankQuery(const ModelRef& model,
   return Rank(request);
 }
 
+absl::StatusOr<v1::ExplainResponse> RankerClient::Explain(
+    const v1::ExplainRequest& request) {
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.deadline);
+  v1::ExplainResponse response;
+  grpc::Status status = stub_->Explain(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::ExplainResponse> RankerClient::ExplainQuery(
+    const ModelRef& model, const Dataset& data, size_t query, uint32_t top_k) {
+  if (query >= data.num_queries()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "query ", query, " is beyond the dataset's ", data.num_queries()));
+  }
+  v1::ExplainRequest request;
+  *request.mutable_model_spec() = model.ToProto();
+  request.set_top_k(top_k);
+  request.set_query_id(data.query_ids[query]);
+  AppendQueryDocuments(data, query, request.mutable_documents());
+  return Explain(request);
+}
+
 v1::EvaluateRequest RankerClient::EvaluateHeader(
     const ModelRef& model, const EvaluateOptions& options) const {
   v1::EvaluateRequest request;

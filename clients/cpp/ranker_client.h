@@ -29,7 +29,8 @@ struct ModelRef {
 };
 
 struct RankerClientOptions {
-  // Per-call deadline of Rank, GetModelStatus, ListModels and ReloadModels.
+  // Per-call deadline of Rank, Explain, GetModelStatus, ListModels and
+  // ReloadModels.
   absl::Duration deadline = absl::Seconds(10);
   // Deadline of one whole Evaluate call (all of its messages).
   absl::Duration evaluate_deadline = absl::Minutes(10);
@@ -90,6 +91,16 @@ class RankerClient {
   absl::StatusOr<v1::RankResponse> RankQuery(const ModelRef& model,
                                              const Dataset& data, size_t query,
                                              uint32_t top_k = 0);
+
+  // Feature contributions (TreeSHAP) to the scores of one query's
+  // documents; top_k > 0 keeps the k largest |contribution| per document.
+  absl::StatusOr<v1::ExplainResponse> Explain(
+      const v1::ExplainRequest& request);
+  // Query `query` of a dataset (ids = input line indices).
+  absl::StatusOr<v1::ExplainResponse> ExplainQuery(const ModelRef& model,
+                                                   const Dataset& data,
+                                                   size_t query,
+                                                   uint32_t top_k = 0);
 
   // Metrics of the model on every query of `data`: one Evaluate request for a
   // small dataset, an EvaluateStream of bounded messages for a large one.

@@ -17,9 +17,10 @@ from .errors import (AbortedError, AlreadyExistsError, CancelledError,
                      PermissionDeniedError, PlrankError, ResourceExhaustedError,
                      UnauthenticatedError, UnavailableError, UnimplementedError,
                      UnknownError, error_for_code)
-from .types import (EvaluateResult, LabelledQuery, ModelMetadata, ModelStatus,
-                    QueryMetrics, RankResult, ReloadResult, ScoredDocument,
-                    VersionStatus)
+from .types import (DocumentExplanation, EvaluateResult, ExplainResult,
+                    FeatureContribution, LabelledQuery, ModelMetadata,
+                    ModelStatus, QueryMetrics, RankResult, ReloadResult,
+                    ScoredDocument, VersionStatus)
 
 __version__ = "0.1.0"
 
@@ -30,7 +31,8 @@ __all__ = [
     "InvalidArgumentError", "NotFoundError", "OutOfRangeError",
     "PermissionDeniedError", "ResourceExhaustedError", "UnauthenticatedError",
     "UnavailableError", "UnimplementedError", "UnknownError",
-    "EvaluateResult", "LabelledQuery", "ModelMetadata", "ModelStatus",
+    "DocumentExplanation", "EvaluateResult", "ExplainResult",
+    "FeatureContribution", "LabelledQuery", "ModelMetadata", "ModelStatus",
     "QueryMetrics", "RankResult", "ReloadResult", "ScoredDocument",
     "VersionStatus",
 ]

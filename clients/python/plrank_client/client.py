@@ -10,9 +10,9 @@ import grpc
 from ._stubs import ranker_pb2, ranker_pb2_grpc
 from .documents import fill_documents
 from .errors import FailedPreconditionError, from_rpc_error
-from .types import (EvaluateResult, LabelledQuery, ModelStatus, RankResult,
-                    ReloadResult, evaluate_result, model_status, rank_result,
-                    reload_result)
+from .types import (EvaluateResult, ExplainResult, LabelledQuery, ModelStatus,
+                    RankResult, ReloadResult, evaluate_result, explain_result,
+                    model_status, rank_result, reload_result)
 
 # Evaluate sends one unary request up to this many queries and bytes, and
 # otherwise streams messages of about EVALUATE_MESSAGE_BYTES (whole queries
@@ -139,6 +139,24 @@ class RankerClient:
             query_id=str(query_id), top_k=top_k or 0)
         fill_documents(documents, request.documents, ids)
         return rank_result(self._call("Rank", request, timeout))
+
+    def explain(self, model: str, query_id: str, documents: Iterable[Any], *,
+                version: Optional[int] = None, label: Optional[str] = None,
+                top_k: Optional[int] = None, ids: Optional[Sequence[str]] = None,
+                timeout: Optional[float] = None) -> ExplainResult:
+        """Feature contributions (exact TreeSHAP) to each document's score.
+
+        Same arguments as rank(); top_k keeps the k features of largest
+        |contribution| per document (None or 0 = every non-zero one).
+        bias + the sum of a document's contributions is its served score.
+        """
+        if top_k is not None and (isinstance(top_k, bool) or top_k < 0):
+            raise ValueError(f"top_k must be >= 0, got {top_k!r}")
+        request = ranker_pb2.ExplainRequest(
+            model_spec=self.model_spec(model, version, label),
+            query_id=str(query_id), top_k=top_k or 0)
+        fill_documents(documents, request.documents, ids)
+        return explain_result(self._call("Explain", request, timeout))
 
     def rank_request(self, request, *, timeout: Optional[float] = None):
         """Sends a prepared plrank.v1.RankRequest; returns the raw response."""

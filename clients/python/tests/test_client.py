@@ -310,3 +310,46 @@ def test_tls_server(env, tmp_path, data):
                 plain.list_models()
     finally:
         stop_server(process)
+
+
+def test_explain_contributions_add_up_to_the_served_score(client, data):
+    for query in data.queries[:6]:
+        ranked = client.rank("demo", query.query_id, query.rows, version=1)
+        served = ranked.scores_in_request_order(len(query.rows))
+        result = client.explain("demo", query.query_id, query.rows,
+                                version=1, ids=query.ids)
+        assert result.model_name == "demo"
+        assert result.model_version == 1
+        assert result.query_id == query.query_id
+        assert len(result.documents) == len(query.rows)
+        for index, document in enumerate(result.documents):
+            assert document.request_index == index
+            assert document.id == query.ids[index]
+            assert document.score == served[index]  # bit for bit
+            magnitudes = [abs(c.contribution) for c in document.contributions]
+            assert magnitudes == sorted(magnitudes, reverse=True)
+            assert all(0 <= c.feature < NUM_FEATURES and c.contribution != 0
+                       for c in document.contributions)
+            total = result.bias + sum(document.as_dict().values())
+            assert math.isclose(total, document.score, rel_tol=0, abs_tol=1e-9)
+        top = client.explain("demo", query.query_id, query.rows, version=1,
+                             top_k=2)
+        assert top.bias == result.bias
+        for full, cut in zip(result.documents, top.documents):
+            assert cut.contributions == full.contributions[:2]
+
+
+def test_explain_errors_are_typed(client, data):
+    row = data.queries[0].rows[0]
+    expect_error(NotFoundError, lambda: client.explain("nope", "q", [row]),
+                 "unknown model 'nope'")
+    expect_error(InvalidArgumentError,
+                 lambda: client.explain("demo", "q", [list(row) + [1.0]]),
+                 "dense features")
+    expect_error(InvalidArgumentError, lambda: client.explain("demo", "q", []),
+                 "no documents")
+    expect_error(ResourceExhaustedError,
+                 lambda: client.explain("demo", "q", [row] * (MAX_DOCUMENTS + 1)),
+                 str(MAX_DOCUMENTS))
+    with pytest.raises(ValueError):
+        client.explain("demo", "q", [row], top_k=-1)
