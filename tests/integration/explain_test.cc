@@ -131,6 +131,8 @@ TempDir* ExplainTest::dir_ = nullptr;
 ServerProcess* ExplainTest::server_ = nullptr;
 RankerClient* ExplainTest::client_ = nullptr;
 
+const ModelRef kDemo{"demo", 0, ""};
+
 v1::ExplainRequest HandRequest() {
   v1::ExplainRequest request;
   request.mutable_model_spec()->set_name("hand");
@@ -180,10 +182,10 @@ TEST_F(ExplainTest, TrainedModelContributionsSumToTheRankedScore) {
   ASSERT_GT(data.num_queries(), 2u);
   for (size_t q = 0; q < data.num_queries(); ++q) {
     absl::StatusOr<v1::ExplainResponse> explained =
-        client_->ExplainQuery({"demo"}, data, q);
+        client_->ExplainQuery(kDemo, data, q);
     ASSERT_TRUE(explained.ok()) << explained.status();
     absl::StatusOr<v1::RankResponse> ranked =
-        client_->RankQuery({"demo"}, data, q);
+        client_->RankQuery(kDemo, data, q);
     ASSERT_TRUE(ranked.ok()) << ranked.status();
     ASSERT_EQ(explained->documents_size(), ranked->documents_size());
     std::map<uint32_t, double> served;
@@ -211,7 +213,7 @@ TEST_F(ExplainTest, TrainedModelContributionsSumToTheRankedScore) {
     EXPECT_TRUE(some_nonzero);
     // top_k keeps the largest ones, a prefix of the full list.
     absl::StatusOr<v1::ExplainResponse> top =
-        client_->ExplainQuery({"demo"}, data, q, 2);
+        client_->ExplainQuery(kDemo, data, q, 2);
     ASSERT_TRUE(top.ok()) << top.status();
     for (int i = 0; i < top->documents_size(); ++i) {
       const auto& full = explained->documents(i).contributions();
