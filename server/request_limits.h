@@ -18,6 +18,10 @@ struct RequestLimits {
   // per document (sum over trees of leaves x depth^2). About 1 to 3 s of
   // one core at the default.
   uint64_t max_explain_cost = 1000000000;
+  // Queries in one RankBatch request, and documents over all of them (each
+  // query is also held to max_documents_per_request).
+  uint32_t max_batch_queries = 1000;
+  uint64_t max_batch_documents = 100000;
 };
 
 }  // namespace plrank::server

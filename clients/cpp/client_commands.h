@@ -25,6 +25,8 @@ struct CommandSettings {
   // document (0 = every feature with a non-zero contribution).
   std::string contributions_out;
   uint32_t top_features = 0;
+  // rank-batch: queries per RankBatch call.
+  int32_t batch_size = 100;
 };
 
 // Each command prints its human-readable result to `out`; errors are
@@ -34,6 +36,11 @@ struct CommandSettings {
 // query's top documents and optionally writes every score in input order.
 absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
                      std::FILE* out);
+// The same output as RunRank, with batch_size queries per RankBatch call
+// (one round trip for many queries); the first query that failed fails the
+// command, as in RunRank.
+absl::Status RunRankBatch(RankerClient& client, const CommandSettings& settings,
+                          std::FILE* out);
 // Explains every query of the LETOR file, one Explain call per query, and
 // writes one line per document, in input order, to contributions_out:
 //   bias:<bias> <feature>:<contribution> ...

@@ -1,6 +1,6 @@
 // plrank-client: talks to a running plrank-server (Ranker gRPC API).
 //   plrank-client --target=HOST:PORT --model=NAME [--version=N | --label=L]
-//       rank|explain|evaluate|status|list|reload [--data=FILE]
+//       rank|rank-batch|explain|evaluate|status|list|reload [--data=FILE]
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -30,6 +30,8 @@ ABSL_FLAG(std::string, data, "", "LETOR file (rank, explain, evaluate).");
 ABSL_FLAG(int32_t, top, 5, "rank: documents printed per query.");
 ABSL_FLAG(std::string, scores_out, "",
           "rank: write one score per input line, in input order.");
+ABSL_FLAG(int32_t, batch_size, 100,
+          "rank-batch: queries per RankBatch call (one round trip).");
 ABSL_FLAG(std::string, contributions_out, "",
           "explain: write one line per input line, in input order: "
           "bias:B feature:contribution ...");
@@ -55,6 +57,8 @@ constexpr char kUsage[] =
     "COMMAND\n"
     "commands:\n"
     "  rank      --data=FILE [--top=5] [--scores_out=F]  rank each query\n"
+    "  rank-batch --data=FILE [--batch_size=100] [--top=5] [--scores_out=F]\n"
+    "            the same, several queries per RankBatch call\n"
     "  explain   --data=FILE --contributions_out=F [--top_features=K]\n"
     "            feature contributions (TreeSHAP) of every document\n"
     "  evaluate  --data=FILE [--eval_at=1,3,5,10]       NDCG/ERR/MAP table\n"
@@ -80,7 +84,8 @@ absl::StatusOr<std::string> ParseCommandLine(int argc, char** argv) {
     return absl::InvalidArgumentError(absl::StrCat(
         positional.size() < 2 ? "missing command"
                               : "expected one command, got several",
-        " (one of rank, explain, evaluate, status, list, reload; see --help)"));
+        " (one of rank, rank-batch, explain, evaluate, status, list, reload; "
+        "see --help)"));
   }
   return std::string(positional[1]);
 }
@@ -145,6 +150,7 @@ absl::StatusOr<plrank::client::CommandSettings> SettingsFromFlags(
   settings.scores_out = absl::GetFlag(FLAGS_scores_out);
   settings.contributions_out = absl::GetFlag(FLAGS_contributions_out);
   settings.top_features = absl::GetFlag(FLAGS_top_features);
+  settings.batch_size = absl::GetFlag(FLAGS_batch_size);
   absl::StatusOr<std::vector<uint32_t>> cutoffs =
       ParseCutoffs(absl::GetFlag(FLAGS_eval_at));
   if (!cutoffs.ok()) return cutoffs.status();
@@ -158,13 +164,15 @@ absl::StatusOr<plrank::client::CommandSettings> SettingsFromFlags(
 }
 
 int Run(const std::string& command) {
-  const bool needs_model = command == "rank" || command == "explain" ||
-                           command == "evaluate" || command == "status";
+  const bool needs_model = command == "rank" || command == "rank-batch" ||
+                           command == "explain" || command == "evaluate" ||
+                           command == "status";
   if (!needs_model && command != "list" && command != "reload") {
     return Fail(
         absl::InvalidArgumentError(absl::StrCat(
             "unknown command '", command,
-            "' (one of rank, explain, evaluate, status, list, reload)")),
+            "' (one of rank, rank-batch, explain, evaluate, status, list, "
+            "reload)")),
         2);
   }
   absl::StatusOr<plrank::client::CommandSettings> settings =
@@ -192,6 +200,8 @@ int Run(const std::string& command) {
   absl::Status status;
   if (command == "rank") {
     status = plrank::client::RunRank(**client, *settings, stdout);
+  } else if (command == "rank-batch") {
+    status = plrank::client::RunRankBatch(**client, *settings, stdout);
   } else if (command == "explain") {
     status = plrank::client::RunExplain(**client, *settings, stdout);
   } else if (command == "evaluate") {

@@ -17,7 +17,8 @@ from .errors import (AbortedError, AlreadyExistsError, CancelledError,
                      PermissionDeniedError, PlrankError, ResourceExhaustedError,
                      UnauthenticatedError, UnavailableError, UnimplementedError,
                      UnknownError, error_for_code)
-from .types import (DocumentExplanation, EvaluateResult, ExplainResult,
+from .types import (BatchEntry, DocumentExplanation, EvaluateResult,
+                    ExplainResult,
                     FeatureContribution, LabelledQuery, ModelMetadata,
                     ModelStatus, QueryMetrics, RankResult, ReloadResult,
                     ScoredDocument, VersionStatus)
@@ -31,7 +32,7 @@ __all__ = [
     "InvalidArgumentError", "NotFoundError", "OutOfRangeError",
     "PermissionDeniedError", "ResourceExhaustedError", "UnauthenticatedError",
     "UnavailableError", "UnimplementedError", "UnknownError",
-    "DocumentExplanation", "EvaluateResult", "ExplainResult",
+    "BatchEntry", "DocumentExplanation", "EvaluateResult", "ExplainResult",
     "FeatureContribution", "LabelledQuery", "ModelMetadata", "ModelStatus",
     "QueryMetrics", "RankResult", "ReloadResult", "ScoredDocument",
     "VersionStatus",

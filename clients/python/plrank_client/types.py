@@ -39,6 +39,17 @@ class RankResult:
 
 
 @dataclasses.dataclass(frozen=True)
+class BatchEntry:
+    """One query of rank_batch(): its result, or the error it failed with."""
+    result: Optional[RankResult]
+    error: Optional[Exception]  # a PlrankError subclass, by gRPC code
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclasses.dataclass(frozen=True)
 class FeatureContribution:
     feature: int          # 0-based, as in the request (LETOR's 1 is 0)
     contribution: float
