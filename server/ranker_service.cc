@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "server/evaluation_accumulator.h"
+#include "server/explanation.h"
 #include "server/ranking.h"
 
 namespace plrank::server {
@@ -125,6 +126,123 @@ grpc::Status RankerService::Rank(grpc::ServerContext* context,
            static_cast<uint64_t>(request->documents_size()));
   if (status.ok() && metrics_ != nullptr) {
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
+                            absl::ToDoubleSeconds(absl::Now() - start));
+  }
+  return record.Finish(status);
+}
+
+namespace {
+
+// The batch-wide bounds: non-empty, at most max_batch_queries queries and
+// max_batch_documents documents.
+absl::Status CheckBatch(const v1::RankBatchRequest& request,
+                        const RequestLimits& limits, uint64_t documents) {
+  if (request.requests_size() == 0) {
+    return absl::InvalidArgumentError("the batch has no queries");
+  }
+  if (static_cast<uint64_t>(request.requests_size()) >
+      limits.max_batch_queries) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        request.requests_size(),
+        " queries in one RankBatch request; this server accepts at most ",
+        limits.max_batch_queries, " (split the batch)"));
+  }
+  if (documents > limits.max_batch_documents) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        documents,
+        " documents over the queries of one RankBatch request; this server "
+        "accepts at most ",
+        limits.max_batch_documents, " (split the batch)"));
+  }
+  return absl::OkStatus();
+}
+
+// The model label of a whole batch: its model when every query names the
+// same one, else "_mixed".
+void SetBatchModel(const ServingSnapshot& snapshot,
+                   const v1::RankBatchRequest& request, RequestRecord* record) {
+  if (request.requests_size() == 0) return;
+  const std::string& name = request.requests(0).model_spec().name();
+  for (const v1::RankRequest& query : request.requests()) {
+    if (query.model_spec().name() != name) {
+      record->SetModel("_mixed", true);
+      return;
+    }
+  }
+  record->SetModel(name, snapshot.models.count(name) > 0);
+}
+
+}  // namespace
+
+grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
+                                      const v1::RankBatchRequest* request,
+                                      v1::RankBatchResponse* response) {
+  RequestRecord record(metrics_, "RankBatch");
+  uint64_t documents = 0;
+  for (const v1::RankRequest& query : request->requests()) {
+    documents += static_cast<uint64_t>(query.documents_size());
+  }
+  record.SetDocuments(documents);
+  // One snapshot for the whole batch: its queries see the same versions.
+  const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
+  SetBatchModel(*snapshot, *request, &record);
+  if (absl::Status status = CheckBatch(*request, limits_, documents);
+      !status.ok()) {
+    return record.Finish(status);
+  }
+  response->mutable_results()->Reserve(request->requests_size());
+  for (const v1::RankRequest& query : request->requests()) {
+    // A client that gave up gets no partial batch.
+    if (absl::Status status = CheckClient(context); !status.ok()) {
+      response->Clear();
+      return record.Finish(status);
+    }
+    v1::RankBatchResult* result = response->add_results();
+    RequestRecord query_record(metrics_, "Rank");
+    query_record.SetDocuments(static_cast<uint64_t>(query.documents_size()));
+    auto version = ResolveFor(*snapshot, query.model_spec(), &query_record);
+    absl::Status status = version.status();
+    if (version.ok()) {
+      const absl::Time start = absl::Now();
+      status = RankDocuments(
+          **version, query, limits_, [context] { return CheckClient(context); },
+          result->mutable_response());
+      NoteSize(releaser_, **version,
+               static_cast<uint64_t>(query.documents_size()));
+      if (status.ok() && metrics_ != nullptr) {
+        metrics_->RecordScoring((*version)->model(),
+                                (*version)->version_string(),
+                                absl::ToDoubleSeconds(absl::Now() - start));
+      }
+    }
+    if (!status.ok()) result->clear_response();
+    result->mutable_status()->set_code(static_cast<int32_t>(status.code()));
+    result->mutable_status()->set_message(std::string(status.message()));
+    query_record.Finish(status);
+  }
+  if (absl::Status status = CheckClient(context); !status.ok()) {
+    response->Clear();
+    return record.Finish(status);
+  }
+  return record.Finish(absl::OkStatus());
+}
+
+grpc::Status RankerService::Explain(grpc::ServerContext* context,
+                                    const v1::ExplainRequest* request,
+                                    v1::ExplainResponse* response) {
+  RequestRecord record(metrics_, "Explain");
+  record.SetDocuments(static_cast<uint64_t>(request->documents_size()));
+  auto version =
+      ResolveFor(*manager_->snapshot(), request->model_spec(), &record);
+  if (!version.ok()) return record.Finish(version.status());
+  const absl::Time start = absl::Now();
+  absl::Status status = ExplainDocuments(
+      **version, *request, limits_, [context] { return CheckClient(context); },
+      response);
+  NoteSize(releaser_, **version,
+           static_cast<uint64_t>(request->documents_size()));
+  if (status.ok() && metrics_ != nullptr) {
+    metrics_->RecordExplain((*version)->model(),
                             absl::ToDoubleSeconds(absl::Now() - start));
   }
   return record.Finish(status);

@@ -29,6 +29,14 @@ class RankerService final : public v1::Ranker::Service {
   grpc::Status Rank(grpc::ServerContext* context,
                     const v1::RankRequest* request,
                     v1::RankResponse* response) override;
+  // Each query is recorded as a Rank (requests, duration, documents,
+  // scoring time) and the batch once as method="RankBatch".
+  grpc::Status RankBatch(grpc::ServerContext* context,
+                         const v1::RankBatchRequest* request,
+                         v1::RankBatchResponse* response) override;
+  grpc::Status Explain(grpc::ServerContext* context,
+                       const v1::ExplainRequest* request,
+                       v1::ExplainResponse* response) override;
   grpc::Status Evaluate(grpc::ServerContext* context,
                         const v1::EvaluateRequest* request,
                         v1::EvaluateResponse* response) override;

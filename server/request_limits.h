@@ -14,6 +14,14 @@ struct RequestLimits {
   // Documents over a whole Evaluate call or EvaluateStream stream (the
   // server keeps one score and label per document until the end).
   uint64_t max_evaluate_documents = 5000000;
+  // Work of one Explain request: documents x the version's TreeSHAP cost
+  // per document (sum over trees of leaves x depth^2). About 1 to 3 s of
+  // one core at the default.
+  uint64_t max_explain_cost = 1000000000;
+  // Queries in one RankBatch request, and documents over all of them (each
+  // query is also held to max_documents_per_request).
+  uint32_t max_batch_queries = 1000;
+  uint64_t max_batch_documents = 100000;
 };
 
 }  // namespace plrank::server

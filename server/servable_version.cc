@@ -100,9 +100,14 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
   metadata.set_file_bytes(bytes.size());
   metadata.set_checksum(absl::StrFormat("%016x", parsed->checksum));
   AddTrainingMetrics(*ensemble, &metadata);
+  // Prepared at load, like the scorer: Explain requests only read it. A
+  // model it cannot explain still serves Rank and Evaluate.
+  absl::StatusOr<EnsembleExplainer> explainer =
+      EnsembleExplainer::Create(*ensemble);
   return std::make_shared<const ServableVersion>(
       model, version, model_file, *std::move(scorer), std::move(metadata),
-      absl::ToUnixSeconds(absl::Now()), std::move(on_release));
+      absl::ToUnixSeconds(absl::Now()), std::move(on_release),
+      std::move(explainer));
 }
 
 absl::Status OutOfMemory(const std::string& model_file, const char* what) {
@@ -117,12 +122,14 @@ ServableVersion::ServableVersion(std::string model, int64_t version,
                                  std::string model_file, ForestScorer scorer,
                                  v1::ModelMetadata metadata,
                                  int64_t loaded_unix_seconds,
-                                 ReleaseHook on_release)
+                                 ReleaseHook on_release,
+                                 absl::StatusOr<EnsembleExplainer> explainer)
     : model_(std::move(model)),
       version_(version),
       version_string_(absl::StrCat(version)),
       model_file_(std::move(model_file)),
       scorer_(std::move(scorer)),
+      explainer_(std::move(explainer)),
       metadata_(std::move(metadata)),
       loaded_unix_seconds_(loaded_unix_seconds),
       on_release_(std::move(on_release)) {}

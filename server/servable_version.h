@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/model/ensemble_explainer.h"
 #include "core/model/forest_scorer.h"
 #include "plrank/v1/ranker.pb.h"
 
@@ -21,9 +22,14 @@ class ServableVersion {
   // Called from the destructor, i.e. when the last holder lets go.
   using ReleaseHook = std::function<void(const ServableVersion&)>;
 
+  // `explainer`: the model prepared for Explain, or why it cannot be
+  // explained (FAILED_PRECONDITION, returned to Explain callers).
   ServableVersion(std::string model, int64_t version, std::string model_file,
                   ForestScorer scorer, v1::ModelMetadata metadata,
-                  int64_t loaded_unix_seconds, ReleaseHook on_release = {});
+                  int64_t loaded_unix_seconds, ReleaseHook on_release = {},
+                  absl::StatusOr<EnsembleExplainer> explainer =
+                      absl::FailedPreconditionError(
+                          "this version was loaded without an explainer"));
   ~ServableVersion();
   ServableVersion(const ServableVersion&) = delete;
   ServableVersion& operator=(const ServableVersion&) = delete;
@@ -33,6 +39,9 @@ class ServableVersion {
   const std::string& version_string() const { return version_string_; }
   const std::string& model_file() const { return model_file_; }
   const ForestScorer& scorer() const { return scorer_; }
+  const absl::StatusOr<EnsembleExplainer>& explainer() const {
+    return explainer_;
+  }
   const v1::ModelMetadata& metadata() const { return metadata_; }
   int64_t loaded_unix_seconds() const { return loaded_unix_seconds_; }
 
@@ -42,6 +51,7 @@ class ServableVersion {
   std::string version_string_;  // for metric labels, built once
   std::string model_file_;
   ForestScorer scorer_;
+  absl::StatusOr<EnsembleExplainer> explainer_;
   v1::ModelMetadata metadata_;
   int64_t loaded_unix_seconds_;
   ReleaseHook on_release_;

@@ -41,6 +41,13 @@ ABSL_FLAG(uint32_t, max_queries_per_request, 10000,
           "Queries per Evaluate(Stream) message");
 ABSL_FLAG(uint64_t, max_evaluate_documents, 5000000,
           "Documents over one Evaluate call or EvaluateStream stream");
+ABSL_FLAG(uint64_t, max_explain_cost, 1000000000,
+          "Work of one Explain request: documents x the version's cost per "
+          "document (sum over trees of leaves x depth^2, plus the features "
+          "it reads); more is RESOURCE_EXHAUSTED");
+ABSL_FLAG(uint32_t, max_batch_queries, 1000, "Queries per RankBatch request");
+ABSL_FLAG(uint64_t, max_batch_documents, 100000,
+          "Documents over all the queries of one RankBatch request");
 ABSL_FLAG(int32_t, max_message_bytes, 64 << 20,
           "Largest gRPC message received or sent");
 ABSL_FLAG(int32_t, num_threads, 0,
@@ -83,6 +90,9 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_max_queries_per_request);
   options.limits.max_evaluate_documents =
       absl::GetFlag(FLAGS_max_evaluate_documents);
+  options.limits.max_explain_cost = absl::GetFlag(FLAGS_max_explain_cost);
+  options.limits.max_batch_queries = absl::GetFlag(FLAGS_max_batch_queries);
+  options.limits.max_batch_documents = absl::GetFlag(FLAGS_max_batch_documents);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.num_threads = absl::GetFlag(FLAGS_num_threads);
   options.drain_seconds = absl::GetFlag(FLAGS_drain_seconds);

@@ -53,6 +53,12 @@ ServerMetrics::ServerMetrics(absl::string_view build_version)
                             .Name("plrank_scoring_duration_seconds")
                             .Help("Time spent in the forest scorer per RPC")
                             .Register(*registry_)),
+      explain_duration_(BuildHistogram()
+                            .Name("plrank_explain_duration_seconds")
+                            .Help("Time an Explain RPC spent computing "
+                                  "feature contributions (TreeSHAP), "
+                                  "validation and scoring included")
+                            .Register(*registry_)),
       documents_(BuildHistogram()
                      .Name("plrank_documents_per_request")
                      .Help("Documents scored per RPC")
@@ -79,11 +85,10 @@ ServerMetrics::ServerMetrics(absl::string_view build_version)
               .Name("plrank_model_version_created_timestamp_seconds")
               .Help("Unix time the serving version was trained")
               .Register(*registry_)),
-      version_loaded_(
-          BuildGauge()
-              .Name("plrank_model_version_loaded_timestamp_seconds")
-              .Help("Unix time the serving version was loaded")
-              .Register(*registry_)),
+      version_loaded_(BuildGauge()
+                          .Name("plrank_model_version_loaded_timestamp_seconds")
+                          .Help("Unix time the serving version was loaded")
+                          .Register(*registry_)),
       promotions_refused_(
           BuildCounter()
               .Name("plrank_model_promotions_refused_total")
@@ -125,6 +130,10 @@ void ServerMetrics::RecordScoring(const std::string& model,
   scoring_duration_.Add({{"model", model}, {"version", version}},
                         LatencyBuckets())
       .Observe(seconds);
+}
+
+void ServerMetrics::RecordExplain(const std::string& model, double seconds) {
+  explain_duration_.Add({{"model", model}}, LatencyBuckets()).Observe(seconds);
 }
 
 void ServerMetrics::RecordModelLoad(const std::string& model, bool success,

@@ -23,6 +23,7 @@ class ServableVersion;
 //   plrank_requests_total{method,model,version,code}            counter
 //   plrank_request_duration_seconds{method,model}               histogram
 //   plrank_scoring_duration_seconds{model,version}              histogram
+//   plrank_explain_duration_seconds{model}                      histogram
 //   plrank_documents_per_request{method,model}                  histogram
 //   plrank_model_versions_loaded{model}                         gauge
 //   plrank_model_loads_total{model,result="success|failure"}    counter
@@ -51,6 +52,9 @@ class ServerMetrics {
                      double seconds, uint64_t documents);
   void RecordScoring(const std::string& model, const std::string& version,
                      double seconds);
+  // Time an OK Explain call spent validating, scoring and computing
+  // contributions.
+  void RecordExplain(const std::string& model, double seconds);
   void RecordModelLoad(const std::string& model, bool success, double seconds);
   void SetVersionsLoaded(const std::string& model, int64_t count);
   // A loaded version: its info/created/loaded gauges, until RemoveVersion
@@ -76,6 +80,7 @@ class ServerMetrics {
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& request_duration_;
   prometheus::Family<prometheus::Histogram>& scoring_duration_;
+  prometheus::Family<prometheus::Histogram>& explain_duration_;
   prometheus::Family<prometheus::Histogram>& documents_;
   prometheus::Family<prometheus::Gauge>& versions_loaded_;
   prometheus::Family<prometheus::Counter>& loads_;

@@ -1,15 +1,21 @@
 #include "clients/cpp/client_commands.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "clients/cpp/dataset_documents.h"
+#include "core/data/file_io.h"
 #include "core/metrics/score_file.h"
 
 namespace plrank::client {
@@ -66,6 +72,13 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
 
 std::string ModelLabel(const std::string& name, int64_t version) {
   return absl::StrCat(name, " v", version);
+}
+
+// Shortest text that reads back as the same double (as --scores_out).
+void AppendNumber(double value, std::string* text) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  text->append(buffer, static_cast<size_t>(end - buffer));
 }
 
 }  // namespace
@@ -133,8 +146,60 @@ std::string FormatModelStatus(const v1::ModelStatus& status) {
   return text;
 }
 
-absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
-                     std::FILE* out) {
+namespace {
+
+// Prints one ranked query (its top --top documents) and, with
+// --scores_out, stores its scores by document.
+absl::Status ReportRankedQuery(const Dataset& data, size_t q,
+                               const CommandSettings& settings,
+                               const absl::StatusOr<v1::RankResponse>& response,
+                               std::vector<double>* scores, std::FILE* out) {
+  if (!response.ok()) {
+    return absl::Status(response.status().code(),
+                        absl::StrCat("query ", data.query_ids[q], ": ",
+                                     response.status().message()));
+  }
+  const uint32_t begin = data.query_begin(q);
+  const uint32_t count = data.query_end(q) - begin;
+  if (!settings.scores_out.empty()) {
+    if (response->documents_size() != static_cast<int>(count)) {
+      return absl::InternalError(absl::StrCat(
+          "query ", data.query_ids[q], ": the server returned ",
+          response->documents_size(), " of ", count, " documents"));
+    }
+    for (const v1::ScoredDocument& document : response->documents()) {
+      if (document.request_index() >= count) {
+        return absl::InternalError(
+            absl::StrCat("query ", data.query_ids[q], ": request_index ",
+                         document.request_index(), " out of range"));
+      }
+      (*scores)[begin + document.request_index()] = document.score();
+    }
+  }
+  absl::FPrintF(out, "query %s: %d documents (%s)\n", data.query_ids[q], count,
+                ModelLabel(response->model_name(), response->model_version()));
+  const int shown = std::min(settings.top, response->documents_size());
+  for (int i = 0; i < shown; ++i) {
+    const v1::ScoredDocument& document = response->documents(i);
+    const uint32_t index =
+        begin + std::min(document.request_index(), count - 1);
+    absl::FPrintF(out, "  %3d  id %-8s score %12.6f  label %d\n",
+                  document.rank(), document.id(), document.score(),
+                  data.labels[index]);
+  }
+  return absl::OkStatus();
+}
+
+using RankResponses = std::vector<absl::StatusOr<v1::RankResponse>>;
+// Answers queries [begin, end) of the data with top_k.
+using RankQueriesFn = absl::FunctionRef<absl::StatusOr<RankResponses>(
+    const Dataset& data, size_t begin, size_t end, uint32_t top_k)>;
+
+// RunRank and RunRankBatch: reads the file, ranks its queries `batch` at a
+// time with `rank_queries`, prints and writes the result.
+absl::Status RankFile(RankerClient& client, const CommandSettings& settings,
+                      size_t batch, RankQueriesFn rank_queries,
+                      std::FILE* out) {
   absl::StatusOr<Dataset> data = ReadDataForModel(client, settings);
   if (!data.ok()) return data.status();
   const bool want_scores = !settings.scores_out.empty();
@@ -142,41 +207,17 @@ absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
   const uint32_t top_k = want_scores ? 0 : static_cast<uint32_t>(settings.top);
   std::vector<double> scores(want_scores ? data->num_documents() : 0);
   const absl::Time start = absl::Now();
-  for (size_t q = 0; q < data->num_queries(); ++q) {
-    absl::StatusOr<v1::RankResponse> response =
-        client.RankQuery(settings.model, *data, q, top_k);
-    if (!response.ok()) {
-      return absl::Status(response.status().code(),
-                          absl::StrCat("query ", data->query_ids[q], ": ",
-                                       response.status().message()));
-    }
-    const uint32_t begin = data->query_begin(q);
-    const uint32_t count = data->query_end(q) - begin;
-    if (want_scores) {
-      if (response->documents_size() != static_cast<int>(count)) {
-        return absl::InternalError(absl::StrCat(
-            "query ", data->query_ids[q], ": the server returned ",
-            response->documents_size(), " of ", count, " documents"));
+  for (size_t begin = 0; begin < data->num_queries(); begin += batch) {
+    const size_t end = std::min(begin + batch, data->num_queries());
+    absl::StatusOr<RankResponses> responses =
+        rank_queries(*data, begin, end, top_k);
+    if (!responses.ok()) return responses.status();
+    for (size_t q = begin; q < end; ++q) {
+      if (absl::Status status = ReportRankedQuery(
+              *data, q, settings, (*responses)[q - begin], &scores, out);
+          !status.ok()) {
+        return status;
       }
-      for (const v1::ScoredDocument& document : response->documents()) {
-        if (document.request_index() >= count) {
-          return absl::InternalError(absl::StrCat(
-              "query ", data->query_ids[q], ": request_index ",
-              document.request_index(), " out of range"));
-        }
-        scores[begin + document.request_index()] = document.score();
-      }
-    }
-    absl::FPrintF(out, "query %s: %d documents (%s)\n", data->query_ids[q],
-                  count, ModelLabel(response->model_name(),
-                                    response->model_version()));
-    const int shown = std::min(settings.top, response->documents_size());
-    for (int i = 0; i < shown; ++i) {
-      const v1::ScoredDocument& document = response->documents(i);
-      const uint32_t index = begin + std::min(document.request_index(), count - 1);
-      absl::FPrintF(out, "  %3d  id %-8s score %12.6f  label %d\n",
-                    document.rank(), document.id(), document.score(),
-                    data->labels[index]);
     }
   }
   absl::FPrintF(out, "ranked %d queries, %d documents in %.3f s\n",
@@ -191,6 +232,98 @@ absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
     absl::FPrintF(out, "wrote %d scores to %s\n", scores.size(),
                   settings.scores_out);
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
+                     std::FILE* out) {
+  auto rank_one = [&client, &settings](
+                      const Dataset& data, size_t begin, size_t /*end*/,
+                      uint32_t top_k) -> absl::StatusOr<RankResponses> {
+    RankResponses responses;
+    responses.push_back(client.RankQuery(settings.model, data, begin, top_k));
+    return responses;
+  };
+  return RankFile(client, settings, 1, rank_one, out);
+}
+
+absl::Status RunRankBatch(RankerClient& client, const CommandSettings& settings,
+                          std::FILE* out) {
+  if (settings.batch_size <= 0) {
+    return absl::InvalidArgumentError("--batch_size must be positive");
+  }
+  auto rank_batch = [&client, &settings](const Dataset& data, size_t begin,
+                                         size_t end, uint32_t top_k) {
+    return client.RankQueries(settings.model, data, begin, end, top_k);
+  };
+  return RankFile(client, settings, static_cast<size_t>(settings.batch_size),
+                  rank_batch, out);
+}
+
+std::string FormatExplanationLine(double bias,
+                                  const v1::DocumentExplanation& document) {
+  std::string line = "bias:";
+  AppendNumber(bias, &line);
+  for (const v1::FeatureContribution& contribution : document.contributions()) {
+    absl::StrAppend(&line, " ", uint64_t{contribution.feature()} + 1, ":");
+    AppendNumber(contribution.contribution(), &line);
+  }
+  return line;
+}
+
+absl::Status RunExplain(RankerClient& client, const CommandSettings& settings,
+                        std::FILE* out) {
+  if (settings.contributions_out.empty()) {
+    return absl::InvalidArgumentError(
+        "--contributions_out=FILE is required (one line per document)");
+  }
+  absl::StatusOr<Dataset> data = ReadDataForModel(client, settings);
+  if (!data.ok()) return data.status();
+  std::vector<std::string> lines(data->num_documents());
+  const absl::Time start = absl::Now();
+  for (size_t q = 0; q < data->num_queries(); ++q) {
+    absl::StatusOr<v1::ExplainResponse> response =
+        client.ExplainQuery(settings.model, *data, q, settings.top_features);
+    if (!response.ok()) {
+      return absl::Status(response.status().code(),
+                          absl::StrCat("query ", data->query_ids[q], ": ",
+                                       response.status().message()));
+    }
+    const uint32_t begin = data->query_begin(q);
+    const uint32_t count = data->query_end(q) - begin;
+    if (response->documents_size() != static_cast<int>(count)) {
+      return absl::InternalError(absl::StrCat(
+          "query ", data->query_ids[q], ": the server explained ",
+          response->documents_size(), " of ", count, " documents"));
+    }
+    for (const v1::DocumentExplanation& document : response->documents()) {
+      if (document.request_index() >= count) {
+        return absl::InternalError(
+            absl::StrCat("query ", data->query_ids[q], ": request_index ",
+                         document.request_index(), " out of range"));
+      }
+      lines[InputLineOfDocument(*data, begin + document.request_index())] =
+          FormatExplanationLine(response->bias(), document);
+    }
+    absl::FPrintF(out, "query %s: %d documents explained (%s), bias %.6f\n",
+                  data->query_ids[q], count,
+                  ModelLabel(response->model_name(), response->model_version()),
+                  response->bias());
+  }
+  absl::FPrintF(out, "explained %d queries, %d documents in %.3f s\n",
+                data->num_queries(), data->num_documents(),
+                absl::ToDoubleSeconds(absl::Now() - start));
+  std::string text;
+  for (const std::string& line : lines) absl::StrAppend(&text, line, "\n");
+  if (absl::Status status =
+          WriteFileAtomically(settings.contributions_out, text);
+      !status.ok()) {
+    return status;
+  }
+  absl::FPrintF(out, "wrote %d explanations to %s\n", lines.size(),
+                settings.contributions_out);
   return absl::OkStatus();
 }
 

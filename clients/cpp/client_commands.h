@@ -21,6 +21,12 @@ struct CommandSettings {
   int32_t top = 5;
   std::string scores_out;
   EvaluateOptions evaluate;
+  // explain: where the contributions go, and how many features per
+  // document (0 = every feature with a non-zero contribution).
+  std::string contributions_out;
+  uint32_t top_features = 0;
+  // rank-batch: queries per RankBatch call.
+  int32_t batch_size = 100;
 };
 
 // Each command prints its human-readable result to `out`; errors are
@@ -30,6 +36,22 @@ struct CommandSettings {
 // query's top documents and optionally writes every score in input order.
 absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
                      std::FILE* out);
+// The same output as RunRank, with batch_size queries per RankBatch call
+// (one round trip for many queries); the first query that failed fails the
+// command, as in RunRank.
+absl::Status RunRankBatch(RankerClient& client, const CommandSettings& settings,
+                          std::FILE* out);
+// Explains every query of the LETOR file, one Explain call per query, and
+// writes one line per document, in input order, to contributions_out:
+//   bias:<bias> <feature>:<contribution> ...
+// features numbered as in the LETOR file (1-based), ordered by decreasing
+// |contribution|; numbers in shortest round-trip form. Prints one line per
+// query and a summary.
+absl::Status RunExplain(RankerClient& client, const CommandSettings& settings,
+                        std::FILE* out);
+// One explanation line (see RunExplain).
+std::string FormatExplanationLine(double bias,
+                                  const v1::DocumentExplanation& document);
 // Evaluates the model on the LETOR file and prints the metrics table
 // (same layout as plrank-eval).
 absl::Status RunEvaluate(RankerClient& client, const CommandSettings& settings,

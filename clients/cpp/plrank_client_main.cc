@@ -1,6 +1,6 @@
 // plrank-client: talks to a running plrank-server (Ranker gRPC API).
 //   plrank-client --target=HOST:PORT --model=NAME [--version=N | --label=L]
-//       rank|evaluate|status|list|reload [--data=FILE]
+//       rank|rank-batch|explain|evaluate|status|list|reload [--data=FILE]
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -18,17 +18,26 @@
 #include "common/program.h"
 
 ABSL_FLAG(std::string, target, "", "Server address, HOST:PORT.");
-ABSL_FLAG(std::string, model, "", "Model name (rank, evaluate, status).");
+ABSL_FLAG(std::string, model, "",
+          "Model name (rank, explain, evaluate, status).");
 // absl reserves --version for itself; main() rewrites --version=N (and
 // --version N) to this flag so the documented spelling works.
 ABSL_FLAG(int64_t, model_version, 0,
           "Pin this model version (0 = not pinned); --version=N also works.");
 ABSL_FLAG(std::string, label, "",
           "Use the version with this label (ignored when --version is set).");
-ABSL_FLAG(std::string, data, "", "LETOR file (rank, evaluate).");
+ABSL_FLAG(std::string, data, "", "LETOR file (rank, explain, evaluate).");
 ABSL_FLAG(int32_t, top, 5, "rank: documents printed per query.");
 ABSL_FLAG(std::string, scores_out, "",
           "rank: write one score per input line, in input order.");
+ABSL_FLAG(int32_t, batch_size, 100,
+          "rank-batch: queries per RankBatch call (one round trip).");
+ABSL_FLAG(std::string, contributions_out, "",
+          "explain: write one line per input line, in input order: "
+          "bias:B feature:contribution ...");
+ABSL_FLAG(uint32_t, top_features, 0,
+          "explain: keep the K features of largest |contribution| per "
+          "document (0 = every non-zero one).");
 ABSL_FLAG(std::string, eval_at, "1,3,5,10", "evaluate: NDCG cut-offs.");
 ABSL_FLAG(bool, per_query, false, "evaluate: also print per-query metrics.");
 ABSL_FLAG(double, deadline_seconds, 30, "Deadline of each call.");
@@ -48,6 +57,10 @@ constexpr char kUsage[] =
     "COMMAND\n"
     "commands:\n"
     "  rank      --data=FILE [--top=5] [--scores_out=F]  rank each query\n"
+    "  rank-batch --data=FILE [--batch_size=100] [--top=5] [--scores_out=F]\n"
+    "            the same, several queries per RankBatch call\n"
+    "  explain   --data=FILE --contributions_out=F [--top_features=K]\n"
+    "            feature contributions (TreeSHAP) of every document\n"
     "  evaluate  --data=FILE [--eval_at=1,3,5,10]       NDCG/ERR/MAP table\n"
     "  status    versions, states and metadata of --model\n"
     "  list      every model the server knows\n"
@@ -71,7 +84,8 @@ absl::StatusOr<std::string> ParseCommandLine(int argc, char** argv) {
     return absl::InvalidArgumentError(absl::StrCat(
         positional.size() < 2 ? "missing command"
                               : "expected one command, got several",
-        " (one of rank, evaluate, status, list, reload; see --help)"));
+        " (one of rank, rank-batch, explain, evaluate, status, list, reload; "
+        "see --help)"));
   }
   return std::string(positional[1]);
 }
@@ -134,6 +148,9 @@ absl::StatusOr<plrank::client::CommandSettings> SettingsFromFlags(
   settings.top = absl::GetFlag(FLAGS_top);
   if (settings.top < 0) return absl::InvalidArgumentError("--top must be >= 0");
   settings.scores_out = absl::GetFlag(FLAGS_scores_out);
+  settings.contributions_out = absl::GetFlag(FLAGS_contributions_out);
+  settings.top_features = absl::GetFlag(FLAGS_top_features);
+  settings.batch_size = absl::GetFlag(FLAGS_batch_size);
   absl::StatusOr<std::vector<uint32_t>> cutoffs =
       ParseCutoffs(absl::GetFlag(FLAGS_eval_at));
   if (!cutoffs.ok()) return cutoffs.status();
@@ -147,13 +164,16 @@ absl::StatusOr<plrank::client::CommandSettings> SettingsFromFlags(
 }
 
 int Run(const std::string& command) {
-  const bool needs_model =
-      command == "rank" || command == "evaluate" || command == "status";
+  const bool needs_model = command == "rank" || command == "rank-batch" ||
+                           command == "explain" || command == "evaluate" ||
+                           command == "status";
   if (!needs_model && command != "list" && command != "reload") {
-    return Fail(absl::InvalidArgumentError(absl::StrCat(
-                    "unknown command '", command,
-                    "' (one of rank, evaluate, status, list, reload)")),
-                2);
+    return Fail(
+        absl::InvalidArgumentError(absl::StrCat(
+            "unknown command '", command,
+            "' (one of rank, rank-batch, explain, evaluate, status, list, "
+            "reload)")),
+        2);
   }
   absl::StatusOr<plrank::client::CommandSettings> settings =
       SettingsFromFlags(needs_model);
@@ -180,6 +200,10 @@ int Run(const std::string& command) {
   absl::Status status;
   if (command == "rank") {
     status = plrank::client::RunRank(**client, *settings, stdout);
+  } else if (command == "rank-batch") {
+    status = plrank::client::RunRankBatch(**client, *settings, stdout);
+  } else if (command == "explain") {
+    status = plrank::client::RunExplain(**client, *settings, stdout);
   } else if (command == "evaluate") {
     status = plrank::client::RunEvaluate(**client, *settings, stdout);
   } else if (command == "status") {

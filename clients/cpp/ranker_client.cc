@@ -159,6 +159,76 @@ absl::StatusOr<v1::RankResponse> RankerClient::RankQuery(const ModelRef& model,
   return Rank(request);
 }
 
+absl::StatusOr<std::vector<absl::StatusOr<v1::RankResponse>>>
+RankerClient::RankBatch(absl::Span<const v1::RankRequest> requests) {
+  v1::RankBatchRequest request;
+  request.mutable_requests()->Add(requests.begin(), requests.end());
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.deadline);
+  v1::RankBatchResponse response;
+  grpc::Status status = stub_->RankBatch(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  if (response.results_size() != request.requests_size()) {
+    return absl::InternalError(
+        absl::StrCat("the server answered ", response.results_size(),
+                     " results for ", request.requests_size(), " queries"));
+  }
+  std::vector<absl::StatusOr<v1::RankResponse>> results;
+  results.reserve(response.results_size());
+  for (v1::RankBatchResult& result : *response.mutable_results()) {
+    if (result.status().code() == 0) {
+      results.emplace_back(std::move(*result.mutable_response()));
+    } else {
+      results.emplace_back(
+          absl::Status(static_cast<absl::StatusCode>(result.status().code()),
+                       result.status().message()));
+    }
+  }
+  return results;
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<v1::RankResponse>>>
+RankerClient::RankQueries(const ModelRef& model, const Dataset& data,
+                          size_t begin, size_t end, uint32_t top_k) {
+  if (begin >= end || end > data.num_queries()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "queries [", begin, ", ", end,
+        ") are not a non-empty range of the dataset's ", data.num_queries()));
+  }
+  std::vector<v1::RankRequest> requests(end - begin);
+  for (size_t q = begin; q < end; ++q) {
+    v1::RankRequest& request = requests[q - begin];
+    *request.mutable_model_spec() = model.ToProto();
+    request.set_top_k(top_k);
+    FillRankRequest(data, q, &request);
+  }
+  return RankBatch(requests);
+}
+
+absl::StatusOr<v1::ExplainResponse> RankerClient::Explain(
+    const v1::ExplainRequest& request) {
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.deadline);
+  v1::ExplainResponse response;
+  grpc::Status status = stub_->Explain(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::ExplainResponse> RankerClient::ExplainQuery(
+    const ModelRef& model, const Dataset& data, size_t query, uint32_t top_k) {
+  if (query >= data.num_queries()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "query ", query, " is beyond the dataset's ", data.num_queries()));
+  }
+  v1::ExplainRequest request;
+  *request.mutable_model_spec() = model.ToProto();
+  request.set_top_k(top_k);
+  request.set_query_id(data.query_ids[query]);
+  AppendQueryDocuments(data, query, request.mutable_documents());
+  return Explain(request);
+}
+
 v1::EvaluateRequest RankerClient::EvaluateHeader(
     const ModelRef& model, const EvaluateOptions& options) const {
   v1::EvaluateRequest request;

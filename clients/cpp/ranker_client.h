@@ -29,7 +29,8 @@ struct ModelRef {
 };
 
 struct RankerClientOptions {
-  // Per-call deadline of Rank, GetModelStatus, ListModels and ReloadModels.
+  // Per-call deadline of Rank, RankBatch, Explain, GetModelStatus, ListModels
+  // and ReloadModels.
   absl::Duration deadline = absl::Seconds(10);
   // Deadline of one whole Evaluate call (all of its messages).
   absl::Duration evaluate_deadline = absl::Minutes(10);
@@ -90,6 +91,27 @@ class RankerClient {
   absl::StatusOr<v1::RankResponse> RankQuery(const ModelRef& model,
                                              const Dataset& data, size_t query,
                                              uint32_t top_k = 0);
+
+  // Several queries in one RankBatch call. The outer status is the call's
+  // (e.g. UNAVAILABLE, or RESOURCE_EXHAUSTED over the server's batch
+  // limits); inside, one result per request in order: its response, or the
+  // status that query failed with (same codes and messages as Rank).
+  absl::StatusOr<std::vector<absl::StatusOr<v1::RankResponse>>> RankBatch(
+      absl::Span<const v1::RankRequest> requests);
+  // Queries [begin, end) of a dataset in one RankBatch call.
+  absl::StatusOr<std::vector<absl::StatusOr<v1::RankResponse>>> RankQueries(
+      const ModelRef& model, const Dataset& data, size_t begin, size_t end,
+      uint32_t top_k = 0);
+
+  // Feature contributions (TreeSHAP) to the scores of one query's
+  // documents; top_k > 0 keeps the k largest |contribution| per document.
+  absl::StatusOr<v1::ExplainResponse> Explain(
+      const v1::ExplainRequest& request);
+  // Query `query` of a dataset (ids = input line indices).
+  absl::StatusOr<v1::ExplainResponse> ExplainQuery(const ModelRef& model,
+                                                   const Dataset& data,
+                                                   size_t query,
+                                                   uint32_t top_k = 0);
 
   // Metrics of the model on every query of `data`: one Evaluate request for a
   // small dataset, an EvaluateStream of bounded messages for a large one.

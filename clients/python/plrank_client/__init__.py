@@ -17,9 +17,11 @@ from .errors import (AbortedError, AlreadyExistsError, CancelledError,
                      PermissionDeniedError, PlrankError, ResourceExhaustedError,
                      UnauthenticatedError, UnavailableError, UnimplementedError,
                      UnknownError, error_for_code)
-from .types import (EvaluateResult, LabelledQuery, ModelMetadata, ModelStatus,
-                    QueryMetrics, RankResult, ReloadResult, ScoredDocument,
-                    VersionStatus)
+from .types import (BatchEntry, DocumentExplanation, EvaluateResult,
+                    ExplainResult,
+                    FeatureContribution, LabelledQuery, ModelMetadata,
+                    ModelStatus, QueryMetrics, RankResult, ReloadResult,
+                    ScoredDocument, VersionStatus)
 
 __version__ = "0.1.0"
 
@@ -30,7 +32,8 @@ __all__ = [
     "InvalidArgumentError", "NotFoundError", "OutOfRangeError",
     "PermissionDeniedError", "ResourceExhaustedError", "UnauthenticatedError",
     "UnavailableError", "UnimplementedError", "UnknownError",
-    "EvaluateResult", "LabelledQuery", "ModelMetadata", "ModelStatus",
+    "BatchEntry", "DocumentExplanation", "EvaluateResult", "ExplainResult",
+    "FeatureContribution", "LabelledQuery", "ModelMetadata", "ModelStatus",
     "QueryMetrics", "RankResult", "ReloadResult", "ScoredDocument",
     "VersionStatus",
 ]

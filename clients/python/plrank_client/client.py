@@ -9,10 +9,11 @@ import grpc
 
 from ._stubs import ranker_pb2, ranker_pb2_grpc
 from .documents import fill_documents
-from .errors import FailedPreconditionError, from_rpc_error
-from .types import (EvaluateResult, LabelledQuery, ModelStatus, RankResult,
-                    ReloadResult, evaluate_result, model_status, rank_result,
-                    reload_result)
+from .errors import FailedPreconditionError, error_for_code, from_rpc_error
+from .types import (BatchEntry, EvaluateResult, ExplainResult, LabelledQuery,
+                    ModelStatus,
+                    RankResult, ReloadResult, evaluate_result, explain_result,
+                    model_status, rank_result, reload_result)
 
 # Evaluate sends one unary request up to this many queries and bytes, and
 # otherwise streams messages of about EVALUATE_MESSAGE_BYTES (whole queries
@@ -140,6 +141,73 @@ class RankerClient:
         fill_documents(documents, request.documents, ids)
         return rank_result(self._call("Rank", request, timeout))
 
+    def rank_batch(self, model: str, queries: Iterable[Any], *,
+                   version: Optional[int] = None, label: Optional[str] = None,
+                   top_k: Optional[int] = None,
+                   timeout: Optional[float] = None) -> List[BatchEntry]:
+        """Ranks several queries in one RankBatch call (one round trip).
+
+        queries: (query_id, documents) or (query_id, documents, ids) tuples,
+        each ranked as rank() would with the model, version, label and top_k
+        given here, or prepared plrank.v1.RankRequest messages (sent as they
+        are, e.g. for other models). Returns one BatchEntry per query, in
+        order: `.result` (a RankResult) or `.error` (the PlrankError that
+        query failed with; the others are unaffected). A failure of the call
+        itself (no queries, over the server's --max_batch_queries or
+        --max_batch_documents, unreachable server) raises.
+        """
+        if top_k is not None and (isinstance(top_k, bool) or top_k < 0):
+            raise ValueError(f"top_k must be >= 0, got {top_k!r}")
+        request = ranker_pb2.RankBatchRequest()
+        spec = None
+        for position, query in enumerate(queries):
+            if isinstance(query, ranker_pb2.RankRequest):
+                request.requests.append(query)
+                continue
+            try:
+                query_id, documents, *rest = query
+            except (TypeError, ValueError):
+                raise TypeError(f"query {position}: expected (query_id, "
+                                "documents[, ids]) or a RankRequest") from None
+            if len(rest) > 1:
+                raise TypeError(f"query {position}: expected (query_id, "
+                                "documents[, ids])")
+            if spec is None:
+                spec = self.model_spec(model, version, label)
+            message = request.requests.add(model_spec=spec,
+                                           query_id=str(query_id),
+                                           top_k=top_k or 0)
+            fill_documents(documents, message.documents,
+                           rest[0] if rest else None)
+        response = self._call("RankBatch", request, timeout)
+        entries = []
+        for result in response.results:
+            if result.status.code == 0:
+                entries.append(BatchEntry(rank_result(result.response), None))
+            else:
+                entries.append(BatchEntry(None, error_for_code(
+                    _status_code(result.status.code), result.status.message,
+                    method="RankBatch", target=self.target)))
+        return entries
+
+    def explain(self, model: str, query_id: str, documents: Iterable[Any], *,
+                version: Optional[int] = None, label: Optional[str] = None,
+                top_k: Optional[int] = None, ids: Optional[Sequence[str]] = None,
+                timeout: Optional[float] = None) -> ExplainResult:
+        """Feature contributions (exact TreeSHAP) to each document's score.
+
+        Same arguments as rank(); top_k keeps the k features of largest
+        |contribution| per document (None or 0 = every non-zero one).
+        bias + the sum of a document's contributions is its served score.
+        """
+        if top_k is not None and (isinstance(top_k, bool) or top_k < 0):
+            raise ValueError(f"top_k must be >= 0, got {top_k!r}")
+        request = ranker_pb2.ExplainRequest(
+            model_spec=self.model_spec(model, version, label),
+            query_id=str(query_id), top_k=top_k or 0)
+        fill_documents(documents, request.documents, ids)
+        return explain_result(self._call("Explain", request, timeout))
+
     def rank_request(self, request, *, timeout: Optional[float] = None):
         """Sends a prepared plrank.v1.RankRequest; returns the raw response."""
         return self._call("Rank", request, timeout)
@@ -214,6 +282,13 @@ class RankerClient:
         response = self._call("ReloadModels", ranker_pb2.ReloadModelsRequest(),
                               timeout)
         return reload_result(response)
+
+
+def _status_code(value: int) -> grpc.StatusCode:
+    for code in grpc.StatusCode:
+        if code.value[0] == value:
+            return code
+    return grpc.StatusCode.UNKNOWN
 
 
 def _labelled_query(query: Any, position: int):

@@ -39,6 +39,46 @@ class RankResult:
 
 
 @dataclasses.dataclass(frozen=True)
+class BatchEntry:
+    """One query of rank_batch(): its result, or the error it failed with."""
+    result: Optional[RankResult]
+    error: Optional[Exception]  # a PlrankError subclass, by gRPC code
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclasses.dataclass(frozen=True)
+class FeatureContribution:
+    feature: int          # 0-based, as in the request (LETOR's 1 is 0)
+    contribution: float
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentExplanation:
+    id: str
+    request_index: int    # 0-based position in the request
+    score: float          # the served score = bias + all contributions
+    # Largest |contribution| first; zeros left out; cut to top_k if set.
+    contributions: List[FeatureContribution]
+
+    def as_dict(self) -> Dict[int, float]:
+        """feature -> contribution."""
+        return {c.feature: c.contribution for c in self.contributions}
+
+
+@dataclasses.dataclass(frozen=True)
+class ExplainResult:
+    model_name: str
+    model_version: int
+    query_id: str
+    bias: float           # the model's expected score, same for every document
+    documents: List[DocumentExplanation]  # request order
+    raw: Any = dataclasses.field(default=None, repr=False, compare=False)
+
+
+@dataclasses.dataclass(frozen=True)
 class LabelledQuery:
     """Input of evaluate(): documents (as for rank) and one grade each."""
     query_id: str
@@ -149,6 +189,20 @@ def rank_result(response) -> RankResult:
         query_id=response.query_id,
         documents=[ScoredDocument(d.id, d.score, d.rank, d.request_index)
                    for d in response.documents],
+        raw=response)
+
+
+def explain_result(response) -> ExplainResult:
+    return ExplainResult(
+        model_name=response.model_name,
+        model_version=response.model_version,
+        query_id=response.query_id,
+        bias=response.bias,
+        documents=[DocumentExplanation(
+            id=d.id, request_index=d.request_index, score=d.score,
+            contributions=[FeatureContribution(c.feature, c.contribution)
+                           for c in d.contributions])
+            for d in response.documents],
         raw=response)
 
 

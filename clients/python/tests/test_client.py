@@ -17,6 +17,7 @@ from plrank_client import (DeadlineExceededError, FailedPreconditionError,
                            PlrankError, RankerClient, ResourceExhaustedError,
                            UnavailableError)
 from plrank_client import client as client_module
+from plrank_client._stubs import ranker_pb2
 from plrank_client.letor import read_letor
 
 from conftest import MAX_DOCUMENTS, NUM_FEATURES, start_server, stop_server
@@ -310,3 +311,86 @@ def test_tls_server(env, tmp_path, data):
                 plain.list_models()
     finally:
         stop_server(process)
+
+
+def test_explain_contributions_add_up_to_the_served_score(client, data):
+    for query in data.queries[:6]:
+        ranked = client.rank("demo", query.query_id, query.rows, version=1)
+        served = ranked.scores_in_request_order(len(query.rows))
+        result = client.explain("demo", query.query_id, query.rows,
+                                version=1, ids=query.ids)
+        assert result.model_name == "demo"
+        assert result.model_version == 1
+        assert result.query_id == query.query_id
+        assert len(result.documents) == len(query.rows)
+        for index, document in enumerate(result.documents):
+            assert document.request_index == index
+            assert document.id == query.ids[index]
+            assert document.score == served[index]  # bit for bit
+            magnitudes = [abs(c.contribution) for c in document.contributions]
+            assert magnitudes == sorted(magnitudes, reverse=True)
+            assert all(0 <= c.feature < NUM_FEATURES and c.contribution != 0
+                       for c in document.contributions)
+            total = result.bias + sum(document.as_dict().values())
+            assert math.isclose(total, document.score, rel_tol=0, abs_tol=1e-9)
+        top = client.explain("demo", query.query_id, query.rows, version=1,
+                             top_k=2)
+        assert top.bias == result.bias
+        for full, cut in zip(result.documents, top.documents):
+            assert cut.contributions == full.contributions[:2]
+
+
+def test_explain_errors_are_typed(client, data):
+    row = data.queries[0].rows[0]
+    expect_error(NotFoundError, lambda: client.explain("nope", "q", [row]),
+                 "unknown model 'nope'")
+    expect_error(InvalidArgumentError,
+                 lambda: client.explain("demo", "q", [list(row) + [1.0]]),
+                 "dense features")
+    expect_error(InvalidArgumentError, lambda: client.explain("demo", "q", []),
+                 "no documents")
+    expect_error(ResourceExhaustedError,
+                 lambda: client.explain("demo", "q", [row] * (MAX_DOCUMENTS + 1)),
+                 str(MAX_DOCUMENTS))
+    with pytest.raises(ValueError):
+        client.explain("demo", "q", [row], top_k=-1)
+
+
+def test_rank_batch_answers_each_query_on_its_own(client, data):
+    queries = data.queries[:4]
+    entries = client.rank_batch(
+        "demo", [(q.query_id, q.rows, q.ids) for q in queries], version=1)
+    assert len(entries) == len(queries)
+    for query, entry in zip(queries, entries):
+        assert entry.ok and entry.error is None
+        single = client.rank("demo", query.query_id, query.rows, version=1,
+                             ids=query.ids)
+        assert entry.result.documents == single.documents
+        assert entry.result.model_version == 1
+        assert entry.result.query_id == query.query_id
+    # One bad query (wrong width) and one unknown model do not fail the rest.
+    row = queries[0].rows[0]
+    # A prepared RankRequest (here for another model) is sent as it is.
+    unknown = ranker_pb2.RankRequest(
+        model_spec=ranker_pb2.ModelSpec(name="nope"), query_id="u")
+    unknown.documents.add().dense.values.extend(row)
+    entries = client.rank_batch(
+        "demo", [(queries[0].query_id, queries[0].rows),
+                 ("bad", [list(row) + [1.0]]), unknown,
+                 (queries[1].query_id, queries[1].rows)], top_k=2)
+    assert [e.ok for e in entries] == [True, False, False, True]
+    assert isinstance(entries[1].error, InvalidArgumentError)
+    assert "dense features" in entries[1].error.details
+    assert isinstance(entries[2].error, NotFoundError)
+    assert "unknown model 'nope'" in entries[2].error.details
+    assert len(entries[0].result.documents) == 2
+    assert entries[3].result.query_id == queries[1].query_id
+
+
+def test_rank_batch_call_errors_raise(client, data):
+    expect_error(InvalidArgumentError, lambda: client.rank_batch("demo", []),
+                 "no queries")
+    with pytest.raises(ValueError):
+        client.rank_batch("demo", [("q", [data.queries[0].rows[0]])], top_k=-1)
+    with pytest.raises(TypeError):
+        client.rank_batch("demo", [42])
