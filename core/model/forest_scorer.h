@@ -113,14 +113,19 @@ class ForestScorer {
     return 2 * (used_features_.size() + zero_features_.size());
   }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
-  // doubled rows.
-  void AccumulateTrees(const uint32_t* doubled, size_t num_docs, double* out,
+  // doubled rows (room for kBlockDocs; lanes past num_docs may be
+  // overwritten).
+  void AccumulateTrees(uint32_t* doubled, size_t num_docs, double* out,
                        size_t out_stride, int32_t num_trees) const;
+  // The QuickScorer part of AccumulateTrees (forest_scorer_quick.cc): scores
+  // a prefix of the documents with quick_ and returns its length.
+  size_t QuickScoreGroups(uint32_t* doubled, size_t num_docs, double* out,
+                          size_t out_stride, int32_t num_trees) const;
   // Adds trees [begin, end) of tree block `block` for the kDocs doubled
   // rows `rows`: to sum[d] when there is one output, else to
   // out[(t % outputs) * out_stride + d]. `group_rows` points at the first
   // document's slot 0 in its interleaved group.
-  template <size_t kDocs>
+  template <size_t kDocs, size_t kWalks = kLanes>
   void WalkGroup(const uint32_t* group_rows, size_t block, int32_t begin,
                  int32_t end, double* sum, double* out,
                  size_t out_stride) const;
