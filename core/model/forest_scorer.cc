@@ -253,17 +253,17 @@ void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
 // the CPU overlaps their loads whether a group holds many documents (one
 // tree each) or a single one (several trees). Leaf values are added per
 // document in tree order, so sums match the reference bit for bit.
-template <size_t kDocs, size_t kWalks>
+template <size_t kDocs>
 void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
                              int32_t begin, int32_t end, double* sum,
                              double* out, size_t out_stride) const {
-  constexpr size_t kTrees = kWalks / kDocs;
+  constexpr size_t kTrees = kLanes / kDocs;
   const Node* nodes = nodes_.data() + block_node_begin_[block];
   const double* values = node_values_.data() + block_node_begin_[block];
   const char* row_bytes = reinterpret_cast<const char*>(group_rows);
   const int32_t num_outputs = num_outputs_;
   for (int32_t t = begin; t < end; t += static_cast<int32_t>(kTrees)) {
-    uint64_t at[kWalks];  // block-relative node indices
+    uint64_t at[kLanes];  // block-relative node indices
     int32_t shallowest = std::numeric_limits<int32_t>::max();
     int32_t deepest = 0;
     for (size_t k = 0; k < kTrees; ++k) {
@@ -287,7 +287,7 @@ void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
     // from the node's slot (rows are interleaved); the comparison picks the
     // left or right child without a branch.
     auto round = [&] {
-      for (size_t l = 0; l < kWalks; ++l) {
+      for (size_t l = 0; l < kLanes; ++l) {
         const Node node = nodes[at[l]];
         const uint32_t value = *reinterpret_cast<const uint32_t*>(
             row_bytes + size_t{node.slot} * 8 + (l % kDocs) * sizeof(uint32_t));
@@ -303,11 +303,11 @@ void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
     for (int32_t steps = deepest - shallowest; steps > 0;
          steps -= kCheckEvery) {
       for (int32_t r = 0; r < std::min(steps, kCheckEvery) - 1; ++r) round();
-      uint64_t before[kWalks];
-      std::copy_n(at, kWalks, before);
+      uint64_t before[kLanes];
+      std::copy_n(at, kLanes, before);
       round();
       uint64_t moved = 0;
-      for (size_t l = 0; l < kWalks; ++l) moved |= at[l] ^ before[l];
+      for (size_t l = 0; l < kLanes; ++l) moved |= at[l] ^ before[l];
       if (moved == 0) break;
     }
     const size_t trees = std::min<size_t>(kTrees, end - t);
@@ -369,14 +369,7 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
           WalkGroup<kLanes / 4>(rows, b, begin, end, sum, target, out_stride);
           break;
         default:
-          // A single document walks 16 trees at once when the block has
-          // that many (small trees): more loads in flight per round.
-          if (end - begin >= static_cast<int32_t>(2 * kLanes)) {
-            WalkGroup<1, 2 * kLanes>(rows, b, begin, end, sum, target,
-                                     out_stride);
-          } else {
-            WalkGroup<1>(rows, b, begin, end, sum, target, out_stride);
-          }
+          WalkGroup<kLanes / 8>(rows, b, begin, end, sum, target, out_stride);
       }
       if (num_outputs_ == 1) std::copy_n(sum, docs, target);
       first += docs;

@@ -13,7 +13,7 @@ namespace plrank {
 
 // QuickScorer (Lucchese et al., SIGIR 2015) in its vectorised form for
 // forests whose trees have at most 32 leaves, scoring 8 documents per AVX2
-// instruction. Instead of walking each tree, it visits the split nodes
+// instruction (16 per AVX-512 instruction, AccumulateGroup16). Instead of walking each tree, it visits the split nodes
 // feature by feature in increasing threshold order; every node a document's
 // value exceeds clears the node's left-subtree leaves from that tree's
 // 32-bit leaf mask, and the exit leaf is the lowest bit left. A feature's
@@ -23,8 +23,8 @@ namespace plrank {
 // Documents come as ForestScorer's doubled rows: 8 documents interleaved
 // slot by slot, slot s holding unsigned order keys (see ForestScorer), and a
 // node tests the slot Build is given for it (one per feature and missing
-// rule: NaN, or NaN and zero, sent left or right). Leaf values are added per document in tree order, so sums are
-// bit-identical to walking the trees.
+// rule: NaN, or NaN and zero, sent left or right). Leaf values are added per
+// document in tree order, so sums are bit-identical to walking the trees.
 class QuickScorerForest {
  public:
   static constexpr int32_t kMaxLeaves = 32;
