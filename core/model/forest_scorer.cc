@@ -324,26 +324,15 @@ void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
   }
 }
 
-void ForestScorer::AccumulateTrees(const uint32_t* doubled, size_t num_docs,
+void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
                                    double* out, size_t out_stride,
                                    int32_t num_trees) const {
   const size_t group_slots = kLanes * num_slots();
-  // Whole groups of kLanes documents go through QuickScorer when the model
-  // allows it; the rest walk the trees.
-  size_t quick_docs = 0;
-  if (quick_.has_value()) {
-    static_assert(QuickScorerForest::kLanes == kLanes);
-    quick_docs = num_docs / kLanes * kLanes;
-    for (size_t first = 0; first < quick_docs; first += kLanes) {
-      double sum[kLanes];
-      double* target = out + first;
-      if (num_outputs_ == 1) std::copy_n(target, kLanes, sum);
-      quick_->AccumulateGroup(doubled + first / kLanes * group_slots,
-                              num_trees, num_outputs_, sum, target,
-                              out_stride);
-      if (num_outputs_ == 1) std::copy_n(sum, kLanes, target);
-    }
-  }
+  // QuickScorer takes what it can; the rest walk the trees.
+  const size_t quick_docs =
+      quick_.has_value() ? QuickScoreGroups(doubled, num_docs, out, out_stride,
+                                            num_trees)
+                         : 0;
   // Chained walks read a second copy of the nodes and their values: worth
   // it when enough documents share each block to keep it in cache.
   const bool use_chains =

@@ -15,10 +15,10 @@ namespace plrank {
 
 // A validated Ensemble flattened for fast scoring: all trees' nodes in one
 // contiguous array, evaluated block of trees by block of documents. Groups of
-// 8 documents go through QuickScorer when every tree has at most 32 leaves
-// (and the CPU has AVX2), else through chained walks when the document block
-// is large enough (ChainGroup); small batches and remainders walk in
-// lockstep (WalkGroup). Every path adds leaf values in tree order, so scores
+// 16 documents (AVX-512; a remainder of 4 or more padded to 16) or 8 (AVX2)
+// go through QuickScorer when every tree has at most 32 leaves, else through
+// chained walks when the document block is large enough (ChainGroup); small
+// batches and remainders walk in lockstep (WalkGroup). Every path adds leaf values in tree order, so scores
 // are bit-identical to the reference evaluator. Immutable and thread-safe
 // after Create.
 class ForestScorer {
@@ -38,9 +38,9 @@ class ForestScorer {
   int32_t row_width() const { return row_width_; }
   int32_t num_outputs() const { return num_outputs_; }
   int32_t num_trees() const { return static_cast<int32_t>(tree_roots_.size()); }
-  // True when groups of 8 documents are scored with QuickScorer (every tree
-  // has at most 32 leaves and the CPU has AVX2); scores are the same either
-  // way, bit for bit.
+  // True when groups of 8 or 16 documents are scored with QuickScorer
+  // (every tree has at most 32 leaves and the CPU has AVX2; 16 with
+  // AVX-512); scores are the same either way, bit for bit.
   bool uses_quick_scorer() const { return quick_.has_value(); }
 
   // Raw per-output scores: out[k * num_docs + i]. `rows` is row-major
@@ -113,9 +113,14 @@ class ForestScorer {
     return 2 * (used_features_.size() + zero_features_.size());
   }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
-  // doubled rows.
-  void AccumulateTrees(const uint32_t* doubled, size_t num_docs, double* out,
+  // doubled rows (room for kBlockDocs; lanes past num_docs may be
+  // overwritten).
+  void AccumulateTrees(uint32_t* doubled, size_t num_docs, double* out,
                        size_t out_stride, int32_t num_trees) const;
+  // The QuickScorer part of AccumulateTrees (forest_scorer_quick.cc): scores
+  // a prefix of the documents with quick_ and returns its length.
+  size_t QuickScoreGroups(uint32_t* doubled, size_t num_docs, double* out,
+                          size_t out_stride, int32_t num_trees) const;
   // Adds trees [begin, end) of tree block `block` for the kDocs doubled
   // rows `rows`: to sum[d] when there is one output, else to
   // out[(t % outputs) * out_stride + d]. `group_rows` points at the first

@@ -15,8 +15,6 @@ namespace {
 // Split nodes per block: with the block's leaf masks they stay in L2 while
 // a group of documents scans them. Larger blocks mean fewer scan restarts.
 constexpr size_t kBlockNodes = 8192;
-// And at most this many trees, so their leaf masks fit on the stack.
-constexpr int32_t kMaxBlockTrees = 512;
 
 }  // namespace
 
@@ -38,6 +36,7 @@ std::optional<QuickScorerForest> QuickScorerForest::Build(
     return std::nullopt;
   }
   QuickScorerForest forest;
+  forest.avx512_ = CpuSupportsAvx512();
   forest.leaf_values_.assign(model.trees.size() * kMaxLeaves, 0.0);
   std::vector<SplitNode> nodes;
   int32_t block_begin = 0;

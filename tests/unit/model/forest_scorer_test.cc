@@ -401,7 +401,9 @@ TEST(ForestScorerTest, ZeroAsMissingMatchesReferenceOnEveryPath) {
     testing::AddZeroAsMissing(rng, 0.5, &model);
     absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
     ASSERT_TRUE(scorer.ok()) << scorer.status();
-    if (max_leaves > 32) EXPECT_FALSE(scorer->uses_quick_scorer());
+    if (max_leaves > 32) {
+      EXPECT_FALSE(scorer->uses_quick_scorer());
+    }
     for (size_t docs : {size_t{1}, size_t{8}, size_t{29}, size_t{64},
                         size_t{203}}) {
       std::vector<float> rows =

@@ -1,0 +1,67 @@
+#include <algorithm>
+#include <cstdint>
+
+#include "core/model/forest_scorer.h"
+
+// ForestScorer's QuickScorer dispatch: which documents go through
+// QuickScorerForest, 16 or 8 at a time.
+
+namespace plrank {
+namespace {
+
+// With AVX-512 and one output, a remainder of at least this many documents
+// (after whole groups of 16) is padded to 16 lanes: one 16-lane scan costs
+// less than walking 1000 small trees for that many documents one by one.
+constexpr size_t kQuickPadDocs = 4;
+
+}  // namespace
+
+size_t ForestScorer::QuickScoreGroups(uint32_t* doubled, size_t num_docs,
+                                      double* out, size_t out_stride,
+                                      int32_t num_trees) const {
+  static_assert(QuickScorerForest::kLanes == kLanes);
+  static_assert(kBlockDocs % (2 * kLanes) == 0);
+  constexpr size_t kWide = 2 * kLanes;
+  const size_t group_slots = kLanes * num_slots();
+  size_t first = 0;
+  if (quick_->has_avx512()) {
+    size_t wide_docs = num_docs / kWide * kWide;
+    const size_t left = num_docs - wide_docs;
+    if (num_outputs_ == 1 && left >= kQuickPadDocs) {
+      // Padding lanes copy the last document, so they lengthen no
+      // threshold scan; their sums are dropped.
+      const size_t last = num_docs - 1;
+      const uint32_t* from = doubled + last / kLanes * group_slots + last % kLanes;
+      for (size_t i = num_docs; i < wide_docs + kWide; ++i) {
+        uint32_t* to = doubled + i / kLanes * group_slots + i % kLanes;
+        for (size_t s = 0; s < num_slots(); ++s) {
+          to[s * kLanes] = from[s * kLanes];
+        }
+      }
+      wide_docs += kWide;
+    }
+    for (; first < wide_docs; first += kWide) {
+      const size_t docs = std::min(kWide, num_docs - first);
+      double sum[kWide] = {};
+      double* target = out + first;
+      if (num_outputs_ == 1) std::copy_n(target, docs, sum);
+      quick_->AccumulateGroup16(doubled + first / kLanes * group_slots,
+                                group_slots, num_trees, num_outputs_, sum,
+                                target, out_stride);
+      if (num_outputs_ == 1) std::copy_n(sum, docs, target);
+    }
+    if (first >= num_docs) return num_docs;
+  }
+  const size_t quick_docs = num_docs / kLanes * kLanes;
+  for (; first < quick_docs; first += kLanes) {
+    double sum[kLanes];
+    double* target = out + first;
+    if (num_outputs_ == 1) std::copy_n(target, kLanes, sum);
+    quick_->AccumulateGroup(doubled + first / kLanes * group_slots, num_trees,
+                            num_outputs_, sum, target, out_stride);
+    if (num_outputs_ == 1) std::copy_n(sum, kLanes, target);
+  }
+  return first;
+}
+
+}  // namespace plrank

@@ -1,0 +1,121 @@
+// ForestScorer's batch-size-dependent paths, bit for bit against the
+// reference: 16-document AVX-512 QuickScorer groups and their padded
+// remainders, 8-document AVX2 groups, and small batches walking several
+// trees per document at once.
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/model/ensemble.h"
+#include "core/model/forest_scorer.h"
+#include "gtest/gtest.h"
+#include "tests/unit/model/random_model.h"
+
+namespace plrank {
+namespace {
+
+// RawScores of docs [0, docs) with `requested` trees (rounded up to whole
+// iterations) against the reference, bit for bit.
+void ExpectRawMatches(const ForestScorer& scorer, const Ensemble& model,
+                      const std::vector<float>& rows, size_t docs,
+                      int32_t requested) {
+  const int32_t outputs = model.num_outputs;
+  std::vector<double> raw(docs * outputs);
+  scorer.RawScores(absl::MakeConstSpan(rows).subspan(
+                       0, docs * static_cast<size_t>(model.num_features)),
+                   docs, absl::MakeSpan(raw), requested);
+  size_t used = model.trees.size();
+  if (requested > 0) {
+    used =
+        std::min<size_t>(used, (requested + outputs - 1) / outputs * outputs);
+  }
+  for (size_t i = 0; i < docs; ++i) {
+    for (int32_t k = 0; k < outputs; ++k) {
+      const double expected = testing::ReferenceRaw(
+          model, &rows[i * model.num_features], k, used);
+      const double actual = raw[k * docs + i];
+      EXPECT_EQ(std::memcmp(&expected, &actual, sizeof(double)), 0)
+          << "batch " << docs << " doc " << i << " output " << k
+          << ": expected " << expected << " got " << actual;
+    }
+  }
+}
+
+// Every batch size from 1 to 40 (16-document groups, a padded remainder or
+// an 8-document group plus walks), and sizes across the 128-document block,
+// for QuickScorer models with one and three outputs, with and without
+// zero-as-missing splits; trees from a single leaf to all 32.
+TEST(ForestScorerPathsTest, QuickScorerEveryBatchRemainder) {
+  std::mt19937_64 rng(4242);
+  const int32_t features = 9;
+  for (int32_t outputs : {1, 3}) {
+    for (bool zero_as_missing : {false, true}) {
+      Ensemble model =
+          testing::RandomEnsemble(rng, 150, 32, features, outputs);
+      model.trees[1] = testing::RandomTree(rng, 32, features);
+      model.trees[2] = testing::RandomTree(rng, 1, features);
+      if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.4, &model);
+      absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+      ASSERT_TRUE(scorer.ok()) << scorer.status();
+      EXPECT_EQ(scorer->uses_quick_scorer(),
+                __builtin_cpu_supports("avx2") != 0);
+      const size_t max_docs = 300;
+      const std::vector<float> rows =
+          testing::RowsNearZero(rng, max_docs, features, 0.2);
+      for (size_t docs = 1; docs <= 40; ++docs) {
+        ExpectRawMatches(*scorer, model, rows, docs, 0);
+      }
+      for (size_t docs : {size_t{127}, size_t{128}, size_t{129}, size_t{141},
+                          size_t{300}}) {
+        for (int32_t requested : {0, 7 * outputs}) {
+          ExpectRawMatches(*scorer, model, rows, docs, requested);
+        }
+      }
+    }
+  }
+}
+
+// Single documents and tiny batches on models QuickScorer does not take:
+// trees of up to 64 leaves (many trees per tree block), up to 100 and up to
+// 255 leaves (few trees per block, several blocks), with
+// single-leaf trees among them, one and two outputs, NaNs and
+// zero-as-missing splits, and tree-count prefixes.
+TEST(ForestScorerPathsTest, SmallBatchWalksMatchReference) {
+  std::mt19937_64 rng(9191);
+  const int32_t features = 8;
+  for (int32_t max_leaves : {64, 100, 255}) {
+    for (int32_t outputs : {1, 2}) {
+      Ensemble model =
+          testing::RandomEnsemble(rng, 60, max_leaves, features, outputs);
+      model.trees[0] = testing::RandomTree(rng, max_leaves, features);
+      model.trees[3] = testing::RandomTree(rng, 1, features);
+      testing::AddZeroAsMissing(rng, 0.2, &model);
+      absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+      ASSERT_TRUE(scorer.ok()) << scorer.status();
+      EXPECT_FALSE(scorer->uses_quick_scorer());
+      const std::vector<float> rows =
+          testing::RowsNearZero(rng, 40, features, 0.25);
+      for (size_t docs = 1; docs <= 9; ++docs) {
+        for (int32_t requested : {0, 1, 17 * outputs, 41 * outputs}) {
+          ExpectRawMatches(*scorer, model, rows, docs, requested);
+        }
+      }
+      // One document at a time through Score, as a request of one would.
+      if (outputs == 1) {
+        for (size_t i = 0; i < 40; ++i) {
+          double score = 0;
+          scorer->Score(absl::MakeConstSpan(&rows[i * features], features), 1,
+                        absl::MakeSpan(&score, 1));
+          const double expected = testing::ReferenceRaw(
+              model, &rows[i * features], 0, model.trees.size());
+          EXPECT_EQ(std::memcmp(&expected, &score, sizeof(double)), 0) << i;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace plrank
