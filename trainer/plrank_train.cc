@@ -9,6 +9,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/internal/parse.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "core/pipeline/train_job.h"
 #include "trainer/cli/cli_common.h"
@@ -56,6 +57,11 @@ int main(int argc, char** argv) {
     const bool quiet = absl::GetFlag(FLAGS_quiet);
     absl::StatusOr<plrank::TrainSummary> summary =
         plrank::RunTrainJob(*job, [quiet](const std::string& line) {
+          // Warnings reach the user even with --quiet, on stderr.
+          if (absl::StartsWith(line, "warning: ")) {
+            std::fprintf(stderr, "plrank-train: %s\n", line.c_str());
+            return;
+          }
           if (!quiet) std::printf("%s\n", line.c_str());
           std::fflush(stdout);
         });

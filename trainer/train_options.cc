@@ -104,6 +104,9 @@ ABSL_FLAG(std::string, history_out, "",
           "Write every iteration's train and valid loss and NDCG at every "
           "--eval_at cut-off as JSON here (atomically); metrics are then "
           "computed every iteration. Plot it with plrank-plot curves.");
+ABSL_FLAG(std::string, feature_names_file, "",
+          "One feature name per line (line i names LETOR feature i), stored "
+          "in the model: plrank-eval --dump and --importance show them.");
 ABSL_FLAG(int32_t, log_period, 10, "Progress line every this many iterations.");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
@@ -182,6 +185,7 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   job.init_model_path = absl::GetFlag(FLAGS_init_model);
   job.model_out = absl::GetFlag(FLAGS_model_out);
   job.history_out = absl::GetFlag(FLAGS_history_out);
+  job.feature_names_path = absl::GetFlag(FLAGS_feature_names_file);
   absl::StatusOr<plrank::ReadOptions> read = ReadOptionsFromFlags();
   if (!read.ok()) return read.status();
   job.read_options = *read;

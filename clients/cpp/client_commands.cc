@@ -1,6 +1,7 @@
 #include "clients/cpp/client_commands.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -19,6 +21,18 @@
 #include "core/metrics/score_file.h"
 
 namespace plrank::client {
+
+constexpr char kLocalErrorPayload[] = "plrank.client/local";
+
+absl::Status MarkLocal(absl::Status status) {
+  if (!status.ok()) status.SetPayload(kLocalErrorPayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsLocal(const absl::Status& status) {
+  return status.GetPayload(kLocalErrorPayload).has_value();
+}
+
 namespace {
 
 // Reads the data file at the served model's width, so that a file with more
@@ -27,6 +41,14 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
                                          const CommandSettings& settings) {
   if (settings.data_path.empty()) {
     return absl::InvalidArgumentError("--data=FILE (a LETOR file) is required");
+  }
+  // A missing or unreadable local file fails before any RPC, as a local
+  // error, whether or not the server is reachable.
+  if (std::FILE* probe = std::fopen(settings.data_path.c_str(), "rb")) {
+    std::fclose(probe);
+  } else {
+    return MarkLocal(absl::ErrnoToStatus(
+        errno, absl::StrCat(settings.data_path, ": cannot open")));
   }
   ReadOptions options = settings.read_options;
   if (options.num_features == 0) {
@@ -58,14 +80,14 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
   ReadStats stats;
   absl::StatusOr<Dataset> data =
       ReadLetorFile(settings.data_path, options, &stats);
-  if (!data.ok()) return data.status();
+  if (!data.ok()) return MarkLocal(data.status());
   if (const std::string note = DuplicateFeaturesNote(settings.data_path, stats);
       !note.empty()) {
     std::fprintf(stderr, "plrank-client: %s\n", note.c_str());
   }
   if (data->num_documents() == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(settings.data_path, ": the file has no documents"));
+    return MarkLocal(absl::InvalidArgumentError(
+        absl::StrCat(settings.data_path, ": the file has no documents")));
   }
   return data;
 }
@@ -227,7 +249,7 @@ absl::Status RankFile(RankerClient& client, const CommandSettings& settings,
     if (absl::Status status =
             WriteScoresInInputOrder(*data, scores, settings.scores_out);
         !status.ok()) {
-      return status;
+      return MarkLocal(status);
     }
     absl::FPrintF(out, "wrote %d scores to %s\n", scores.size(),
                   settings.scores_out);
@@ -320,7 +342,7 @@ absl::Status RunExplain(RankerClient& client, const CommandSettings& settings,
   if (absl::Status status =
           WriteFileAtomically(settings.contributions_out, text);
       !status.ok()) {
-    return status;
+    return MarkLocal(status);
   }
   absl::FPrintF(out, "wrote %d explanations to %s\n", lines.size(),
                 settings.contributions_out);

@@ -30,7 +30,11 @@ struct CommandSettings {
 };
 
 // Each command prints its human-readable result to `out`; errors are
-// returned, never printed.
+// returned, never printed. Errors of this machine's files (the data file,
+// --scores_out, --contributions_out) carry a marker, so the CLI reports them
+// as local errors and not as the server's answer.
+absl::Status MarkLocal(absl::Status status);
+bool IsLocal(const absl::Status& status);
 
 // Ranks every query of the LETOR file, one Rank call per query; prints each
 // query's top documents and optionally writes every score in input order.

@@ -213,6 +213,11 @@ int Run(const std::string& command) {
   } else {
     status = plrank::client::RunReload(**client, stdout);
   }
+  if (!status.ok() && plrank::client::IsLocal(status)) {
+    // This machine's file, not the server's answer: the message names it.
+    return Fail(absl::Status(status.code(),
+                             absl::StrCat(command, ": ", status.message())));
+  }
   if (!status.ok()) {
     // Keep the server's message; say which server and what the code means.
     return Fail(absl::Status(

@@ -108,4 +108,18 @@ std::string FormatDatasetStats(const DatasetStats& stats) {
       100 * stats.duplicate_vector_share);
 }
 
+int64_t CountQueriesWithRankingSignal(const Dataset& data) {
+  int64_t count = 0;
+  for (size_t q = 0; q < data.num_queries(); ++q) {
+    const uint32_t begin = data.query_begin(q), end = data.query_end(q);
+    for (uint32_t i = begin + 1; i < end; ++i) {
+      if (data.labels[i] != data.labels[begin]) {
+        ++count;
+        break;
+      }
+    }
+  }
+  return count;
+}
+
 }  // namespace plrank

@@ -35,6 +35,11 @@ struct DatasetStats {
 
 DatasetStats ComputeDatasetStats(const Dataset& data);
 
+// Queries holding at least two different labels: the only ones a ranking
+// loss learns from (a query whose documents are all equally relevant has
+// no order to learn).
+int64_t CountQueriesWithRankingSignal(const Dataset& data);
+
 // One line: "N queries, D documents, docs/query mean M median m, label
 // shares a/b/c, relevant r%, relevant per query mean x median y, queries
 // with 0 relevant z%, with 0-2 relevant w%, duplicate vectors v%".

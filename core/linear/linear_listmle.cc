@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "core/linear/feature_scaling.h"
+#include "core/linear/lbfgs_status.h"
 #include "core/linear/listmle_objective.h"
 
 namespace plrank {
@@ -100,15 +102,16 @@ absl::StatusOr<LinearModelResult> TrainLinearListMle(
     // so any status still leaves a usable model; only a non-finite one is not.
     for (int32_t f = 0; f < m; ++f) {
       if (!std::isfinite(x.get()[f])) {
-        return absl::InternalError(
-            absl::StrFormat("listmle: L-BFGS diverged (status %d)", status));
+        return absl::InternalError(absl::StrCat(
+            "listmle: L-BFGS diverged (", LbfgsStatusText(status), ")"));
       }
     }
     if (log) {
       log(absl::StrFormat(
-          "listmle: L-BFGS status %d after %d iterations, log-likelihood + "
-          "prior %.6f over %d queries",
-          status, state.iterations, -fx, objective.num_informative_queries()));
+          "listmle: L-BFGS stopped after %d iterations: %s; log-likelihood "
+          "+ prior %.6f over %d queries",
+          state.iterations, LbfgsStatusText(status), -fx,
+          objective.num_informative_queries()));
     }
     result.weights = scaling.FoldToRaw(absl::MakeConstSpan(x.get(), m));
     result.iterations = state.iterations;

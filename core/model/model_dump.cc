@@ -125,7 +125,12 @@ std::string DumpModel(const Ensemble& model) {
   absl::StrAppendFormat(&out, "PLRank model (format version %d)\n",
                         RequiredFormatVersion(model));
   absl::StrAppendFormat(&out, "objective: %s\n", model.objective);
-  absl::StrAppendFormat(&out, "features: %d\n", model.num_features);
+  // Splits below read "f<i>" with i 0-based: f0 is the LETOR file's
+  // feature 1 (LightGBM's Column_0, XGBoost's f0).
+  absl::StrAppendFormat(&out,
+                        "features: %d (numbered from 0 below: f0 is feature 1 "
+                        "of a LETOR file)\n",
+                        model.num_features);
   absl::StrAppendFormat(
       &out, "outputs: %d, transform: %s\n", model.num_outputs,
       model.transform == ScoreTransform::kIdentity ? "identity"

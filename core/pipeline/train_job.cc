@@ -17,6 +17,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/data/dataset_stats.h"
+#include "core/data/feature_names.h"
 #include "core/data/file_io.h"
 #include "core/linear/linear_model.h"
 #include "core/model/forest_scorer.h"
@@ -158,8 +160,12 @@ void Stamp(const Dataset& train, const Dataset* valid, Ensemble& model) {
 // loss, which the booster run collects) and stamps the model.
 TrainSummary Finish(const TrainJob& job, const Dataset& train,
                     const Dataset* valid, TrainSummary summary,
+                    std::vector<std::string> feature_names,
                     HistoryInfo history = {}) {
   Stamp(train, valid, summary.model);
+  if (!feature_names.empty()) {
+    summary.model.feature_names = std::move(feature_names);
+  }
   history.eval_at = job.eval_at;
   history.best_iteration = summary.best_iteration;
   history.early_stopping_rounds = job.booster.early_stopping_rounds;
@@ -375,6 +381,26 @@ absl::StatusOr<TrainSummary> TrainOnData(
   log(absl::StrFormat("train: %s — %d queries, %d documents, %d features",
                       DataName(job.train_path), train.num_queries(),
                       train.num_documents(), train.num_features));
+  std::vector<std::string> feature_names;
+  if (!job.feature_names_path.empty()) {
+    absl::StatusOr<std::vector<std::string>> names =
+        ReadFeatureNamesFile(job.feature_names_path, train.num_features);
+    if (!names.ok()) return names.status();
+    feature_names = *std::move(names);
+  }
+  if (const int64_t with_signal = CountQueriesWithRankingSignal(train);
+      with_signal == 0) {
+    log(absl::StrFormat(
+        "warning: %s: no query has two different labels, so there is no "
+        "ranking signal: ranking losses get zero gradients and every "
+        "document will score the same (check the label column)",
+        DataName(job.train_path)));
+  } else if (2 * with_signal < static_cast<int64_t>(train.num_queries())) {
+    log(absl::StrFormat(
+        "note: %s: only %d of %d queries have two different labels; the "
+        "others carry no ranking signal",
+        DataName(job.train_path), with_signal, train.num_queries()));
+  }
   if (valid) {
     log(absl::StrFormat("valid: %s — %d queries, %d documents",
                         DataName(job.valid_path), valid->num_queries(),
@@ -439,7 +465,8 @@ absl::StatusOr<TrainSummary> TrainOnData(
                                       valid ? &valid_values : nullptr)));
     model.history.push_back(std::move(last));
     model.best_iteration = 0;
-    return Finish(job, train, valid, std::move(summary));
+    return Finish(job, train, valid, std::move(summary),
+                  std::move(feature_names));
   }
 
   absl::StatusOr<std::unique_ptr<Objective>> objective =
@@ -596,7 +623,8 @@ absl::StatusOr<TrainSummary> TrainOnData(
                                   result->best_iteration)),
         result->best_iteration, summary.iterations));
   }
-  return Finish(job, train, valid, std::move(summary), std::move(history));
+  return Finish(job, train, valid, std::move(summary),
+                std::move(feature_names), std::move(history));
 }
 
 }  // namespace plrank

@@ -32,6 +32,9 @@ struct TrainJob {
   // NDCG as JSON (core/pipeline/training_history.h), written atomically.
   // Metrics are then computed at every iteration, not only on progress lines.
   std::string history_out;
+  // Optional: one feature name per line (line i names LETOR feature i),
+  // stored in the model; dumps and importance tables then show them.
+  std::string feature_names_path;
   ReadOptions read_options;
   ObjectiveOptions objective;
   BoosterConfig booster;

@@ -38,6 +38,7 @@ using ::plrank::testing::RunCommand;
 using ::plrank::testing::StartCommand;
 using ::plrank::testing::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kCommandTimeoutSeconds = 120;
 
@@ -362,6 +363,36 @@ TEST_F(RealServerTest, ErrorsKeepTheServersMessageAndFail) {
   CommandResult no_data = Client({"--model=demo", "evaluate"});
   EXPECT_NE(no_data.exit_code, 0);
   EXPECT_THAT(no_data.err, HasSubstr("--data"));
+}
+
+// This machine's files fail as local errors, not as the server's answer:
+// no "(host:port): CODE" prefix, with or without a reachable server.
+TEST_F(RealServerTest, LocalFileErrorsAreNotReportedAsServerErrors) {
+  const std::string missing = dir_->File("no_such_data.txt");
+  for (const std::string& target : {server_->target(), std::string("127.0.0.1:1")}) {
+    for (const char* command : {"rank", "evaluate", "explain", "rank-batch"}) {
+      std::vector<std::string> argv = {BinPath("plrank-client"),
+                                       "--target=" + target, "--model=demo",
+                                       command, "--data=" + missing};
+      if (std::string(command) == "explain") {
+        argv.push_back("--contributions_out=" + dir_->File("c.txt"));
+      }
+      const CommandResult result = RunBounded(argv);
+      EXPECT_NE(result.exit_code, 0) << command;
+      EXPECT_THAT(result.err, HasSubstr(std::string(command) + ": " + missing +
+                                        ": cannot open"))
+          << command << " " << target;
+      EXPECT_THAT(result.err, Not(HasSubstr("(" + target + ")"))) << command;
+    }
+  }
+  // A write that fails locally after a successful RPC is local too.
+  const CommandResult unwritable = Client(
+      {"--model=demo", "rank", "--data=" + TestData(),
+       "--scores_out=" + dir_->File("no_dir/scores.txt")});
+  EXPECT_NE(unwritable.exit_code, 0);
+  EXPECT_THAT(unwritable.err, HasSubstr("rank: "));
+  EXPECT_THAT(unwritable.err, HasSubstr("no_dir/scores.txt"));
+  EXPECT_THAT(unwritable.err, Not(HasSubstr("(" + server_->target() + ")")));
 }
 
 TEST_F(RealServerTest, LoadgenBoundedRunHasNoErrorsAndWritesJson) {

@@ -104,10 +104,22 @@ def _cutoffs(text: str) -> List[int]:
     return cutoffs
 
 
+class LocalFileError(Exception):
+    """A problem with this machine's files (--data, --scores_out), reported
+    as such and not as the server's answer, as the C++ client does."""
+
+
 def _read_data_for_model(client: RankerClient, args) -> LetorFile:
     """Reads --data at the served model's width, as the C++ client does."""
     if not args.data:
         raise InvalidArgumentError("--data=FILE (a LETOR file) is required")
+    # A missing or unreadable local file fails before any RPC.
+    try:
+        with open(args.data, "rb"):
+            pass
+    except OSError as error:
+        raise LocalFileError(
+            f"{args.data}: cannot open: {os.strerror(error.errno)}") from None
     width = args.num_features
     if width == 0:
         try:
@@ -127,7 +139,7 @@ def _read_data_for_model(client: RankerClient, args) -> LetorFile:
     try:
         return read_letor(args.data, width)
     except LetorError as error:
-        raise InvalidArgumentError(str(error)) from None
+        raise LocalFileError(str(error)) from None
 
 
 _FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
@@ -147,8 +159,7 @@ def _write_scores(path: str, scores: List[float]) -> None:
     if mode is not None and not stat.S_ISREG(mode):
         kind = next((name for test, name in _FILE_KINDS if test(mode)),
                     "a special file")
-        raise error_for_code(
-            grpc.StatusCode.FAILED_PRECONDITION,
+        raise LocalFileError(
             f"{path}: exists and is {kind}, not a regular file; refusing to "
             "replace it (give a file path)")
     temp = f"{path}.tmp.{os.getpid()}.{secrets.token_hex(8)}"
@@ -287,9 +298,11 @@ def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout) -> int:
         print(f"{PROGRAM}: error: {args.command} ({args.target}): "
               f"{error.code_name}{details}", file=sys.stderr)
         return 1
-    except OSError as error:  # e.g. --scores_out not writable
-        print(f"{PROGRAM}: error: {args.command} ({args.target}): {error}",
-              file=sys.stderr)
+    except LocalFileError as error:
+        print(f"{PROGRAM}: error: {args.command}: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:  # e.g. --scores_out not writable: local too
+        print(f"{PROGRAM}: error: {args.command}: {error}", file=sys.stderr)
         return 1
     out.flush()
     return 0

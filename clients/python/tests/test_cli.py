@@ -129,7 +129,12 @@ def test_bad_data_file_names_file_and_line(env, tmp_path):
     bad.write_text("\n".join(lines) + "\n")
     rc, out, err = run_cli(python_cli(env), ["--model=demo", "rank", f"--data={bad}"])
     assert rc == 1
-    assert f"INVALID_ARGUMENT: {bad}:5: " in err
+    # A local file's error, not the server's: no "(target): CODE" prefix.
+    assert f"error: rank: {bad}:5: " in err and "INVALID_ARGUMENT" not in err
+    missing = tmp_path / "missing.txt"
+    rc, _, err = run_cli(python_cli(env), ["--model=demo", "rank", f"--data={missing}"])
+    assert rc == 1
+    assert f"error: rank: {missing}: cannot open: No such file or directory" in err
     # Wider than the served model: refused with the line, like the C++ client.
     wide = tmp_path / "wide.txt"
     wide.write_text("1 qid:1 1:0.5 9:1\n")
