@@ -24,13 +24,8 @@ absl::Status ExplainDocuments(const ServableVersion& version,
                               InterruptCheck interrupted,
                               v1::ExplainResponse* response) {
   const size_t num_docs = static_cast<size_t>(request.documents_size());
-  if (num_docs == 0) {
-    return absl::InvalidArgumentError("the request has no documents");
-  }
-  if (num_docs > limits.max_documents_per_request) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        num_docs, " documents in one request; this server accepts at most ",
-        limits.max_documents_per_request, " (split the request)"));
+  if (absl::Status count = CheckDocumentCount(num_docs, limits); !count.ok()) {
+    return count;
   }
   if (!version.explainer().ok()) {
     return absl::FailedPreconditionError(absl::StrCat(

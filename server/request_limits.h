@@ -1,7 +1,11 @@
 #ifndef PLRANK_SERVER_REQUEST_LIMITS_H_
 #define PLRANK_SERVER_REQUEST_LIMITS_H_
 
+#include <cstddef>
 #include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 namespace plrank::server {
 
@@ -23,6 +27,22 @@ struct RequestLimits {
   uint32_t max_batch_queries = 1000;
   uint64_t max_batch_documents = 100000;
 };
+
+// The document count of one Rank or Explain request (or one query):
+// INVALID_ARGUMENT when empty, RESOURCE_EXHAUSTED above
+// max_documents_per_request, with a message saying what to do.
+inline absl::Status CheckDocumentCount(size_t num_docs,
+                                       const RequestLimits& limits) {
+  if (num_docs == 0) {
+    return absl::InvalidArgumentError("the request has no documents");
+  }
+  if (num_docs > limits.max_documents_per_request) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        num_docs, " documents in one request; this server accepts at most ",
+        limits.max_documents_per_request, " (split the request)"));
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace plrank::server
 
