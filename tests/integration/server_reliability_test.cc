@@ -132,7 +132,9 @@ TEST(ServerReliabilityTest, IncompatibleVersionIsNotPromotedUnderLoad) {
   ASSERT_TRUE(Eventually([&] { return answered() > 20; }));
   WriteVersion(base.path(), 2, 5);  // picked up by polling
   ASSERT_TRUE(Eventually([&] {
-    const v1::VersionStatus* v2 = Find(Status(server), 2);
+    // Find points into `status`, which must outlive v2.
+    const v1::ModelStatus status = Status(server);
+    const v1::VersionStatus* v2 = Find(status, 2);
     return v2 != nullptr && v2->state() == v1::VERSION_STATE_AVAILABLE;
   })) << server.stderr_text();
   const int answered_then = answered();
