@@ -42,7 +42,14 @@ jobs=${PLRANK_BUILD_JOBS:-2}
 # Tests that cannot pass in an instrumented build, by construction:
 #  deploy_dockerfile checks that every shared library of the binaries is in
 #  the runtime image's package list; libasan/libubsan are not, on purpose.
-asan_excluded='^deploy_dockerfile$'
+#  Two tests cap a process's address space (ulimit -v / RLIMIT_AS) to prove
+#  that huge declared sizes fail with a message instead of std::bad_alloc;
+#  ASan reserves terabytes of shadow address space at start-up, so an
+#  instrumented process cannot even start under such a cap. One test checks
+#  that resident memory falls back after large requests; ASan holds freed
+#  memory in its quarantine on purpose. All three run in every ordinary
+#  ctest run (scripts/test.sh, CI).
+asan_excluded='^(deploy_dockerfile|CliTest\.ModelsDeclaringHugeFeatureCountsGiveOneClearError|ServerUntrustedModelsTest\.HugeDeclaredSizesFailOrLoadWithoutCrashing|ServerReliabilityTest\.MemoryStatusAndMetricsStayBounded)$'
 
 check_reports() {  # check_reports LOG_DIR NAME
   local reports
