@@ -147,31 +147,6 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
   return contents;
 }
 
-absl::StatusOr<FileContents> FileContents::Open(const std::string& path) {
-  // Read, not mmap: a file truncated by another process while we parse it
-  // must give an error or a short read, never a SIGBUS.
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
-  if (!text.ok()) return text.status();
-  FileContents contents;
-  contents.buffer_ = *std::move(text);
-  contents.text_ = contents.buffer_;
-  return contents;
-}
-
-FileContents::FileContents(FileContents&& other) noexcept {
-  *this = std::move(other);
-}
-
-FileContents& FileContents::operator=(FileContents&& other) noexcept {
-  if (this == &other) return *this;
-  buffer_ = std::move(other.buffer_);
-  text_ = buffer_;
-  other.text_ = std::string_view();
-  return *this;
-}
-
-FileContents::~FileContents() = default;
-
 absl::Status CheckOutputTarget(const std::string& path) {
   struct stat info;
   if (::stat(path.c_str(), &info) != 0) {

@@ -11,7 +11,9 @@
 namespace plrank {
 
 // Reads a whole file in one go: the one whole-file reader of every input
-// (data, models, configs, certificates, score files). Errors name the path
+// that is parsed whole (models, configs, certificates, score files, group
+// files). Data files, which can be gigabytes, are streamed instead
+// (core/data/line_chunk_reader.h). Errors name the path
 // and the OS reason. A file (or pipe, or device such as /dev/zero) holding
 // more than `max_bytes` is refused with ResourceExhausted before more than
 // max_bytes + 1 bytes are buffered, so a small input kind (a config, a PEM)
@@ -19,27 +21,6 @@ namespace plrank {
 inline constexpr size_t kUnlimitedFileBytes = ~size_t{0} >> 1;
 absl::StatusOr<std::string> ReadWholeFile(
     const std::string& path, size_t max_bytes = kUnlimitedFileBytes);
-
-// A read-only view of a whole file, read into memory (never memory-mapped,
-// so a concurrent truncation cannot raise SIGBUS).
-class FileContents {
- public:
-  static absl::StatusOr<FileContents> Open(const std::string& path);
-
-  FileContents(FileContents&& other) noexcept;
-  FileContents& operator=(FileContents&& other) noexcept;
-  FileContents(const FileContents&) = delete;
-  FileContents& operator=(const FileContents&) = delete;
-  ~FileContents();
-
-  std::string_view text() const { return text_; }
-
- private:
-  FileContents() = default;
-
-  std::string_view text_;
-  std::string buffer_;
-};
 
 // OK when `path` does not exist or is a regular file (a symlink counts as
 // what it points to). Otherwise FAILED_PRECONDITION naming the path and what

@@ -17,6 +17,7 @@
 #include "core/data/dense_budget.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_tokens.h"
+#include "core/data/line_chunk_reader.h"
 #include "core/data/query_file.h"
 
 namespace plrank {
@@ -44,24 +45,31 @@ absl::string_view Quote(const char* begin, const char* end) {
   return absl::string_view(begin, length < kMaxQuoted ? length : kMaxQuoted);
 }
 
-// Parses the whole text into sparse rows (flat vectors, so no allocation per
-// line), then scatters them into the columnar Dataset.
+// Parses text, chunk by chunk of whole lines, into compact rows (flat
+// vectors, so no allocation per line), then scatters them into the columnar
+// Dataset. A row whose indices run consecutively (dense LETOR text: 1, 2,
+// 3, ...) stores its values and its first index only, 4 bytes per entry;
+// other rows store an index per entry too. The text itself is never held
+// whole, so loading peaks near twice the dense matrix (rows + columns)
+// instead of text + rows + columns.
 class LetorParser {
  public:
-  LetorParser(std::string_view text, const std::string& name,
-              const ReadOptions& options)
-      : text_(text), name_(name), options_(options) {
+  // `size_hint`: the text's size in bytes when known (else -1), to reserve
+  // the rows once instead of regrowing them (reserving costs address space,
+  // not memory).
+  LetorParser(const std::string& name, const ReadOptions& options,
+              int64_t size_hint)
+      : name_(name), options_(options) {
     // A LETOR entry takes at least ~4 bytes ("1:0 "); MSLR-like text is
-    // closer to 10. Reserving avoids most regrowth copies.
-    const size_t guess = text.size() / 10;
-    indices_.reserve(guess);
-    values_.reserve(guess);
+    // closer to 10.
+    if (size_hint > 0) values_.reserve(static_cast<size_t>(size_hint / 8));
   }
 
-  absl::Status ParseAllLines();
+  // Parses whole lines (a chunk ends at a line break or the end of input).
+  absl::Status ParseText(std::string_view text);
   absl::StatusOr<Dataset> Assemble(const std::string& query_file,
                                    bool query_file_explicit);
-  void FillStats(ReadStats* stats) const;
+  void FillStats(int64_t bytes, ReadStats* stats) const;
 
  private:
   enum class Mode { kUnknown, kQid, kNoQid };
@@ -78,18 +86,31 @@ class LetorParser {
   absl::Status ParseEntrySlowly(const char* p, const char* end, int64_t line,
                                 const char** next);
   absl::Status AddEntry(int64_t index, float value, int64_t line);
+  void FinishRow(int32_t label);
   absl::StatusOr<std::vector<uint32_t>> QueryOffsetsFromQids(
       std::vector<uint32_t>* positions) const;
 
-  const std::string_view text_;
+  // row_first_feature_ of a row that stores an index per entry.
+  static constexpr uint32_t kIndexedRow = 0xFFFFFFFFu;
+
   const std::string& name_;
   const ReadOptions& options_;
 
-  // Sparse rows: row r holds entries [row_ends_[r - 1], row_ends_[r]).
+  // Row r holds values [row_ends_[r - 1], row_ends_[r]). Its features are
+  // row_first_feature_[r] + 0, 1, ... (0-based) or, when that is
+  // kIndexedRow, the next entries of indices_ (rows in order).
   std::vector<int32_t> labels_;
   std::vector<uint64_t> row_ends_;
-  std::vector<uint32_t> indices_;  // 0-based feature
+  std::vector<uint32_t> row_first_feature_;
   std::vector<float> values_;
+  std::vector<uint32_t> indices_;  // 0-based features of indexed rows
+  // The row being parsed: its first feature, the next one a consecutive run
+  // expects, its entry count and (once the run breaks) its indices.
+  uint32_t line_first_feature_ = 0;
+  uint32_t line_next_feature_ = 0;
+  uint64_t line_entries_ = 0;
+  bool line_consecutive_ = true;
+  std::vector<uint32_t> line_indices_;
   int64_t max_index_ = 0;          // largest 1-based index seen
   int64_t max_index_line_ = 0;     // where it was first seen
   // last_row_with_index_[i] == current row + 1 when index i already occurred
@@ -100,10 +121,10 @@ class LetorParser {
   int64_t first_document_line_ = 0;
   // qid form: query of each row, and per query its id and line span.
   std::vector<uint32_t> row_query_;
-  std::vector<std::string_view> query_ids_;
+  std::vector<std::string> query_ids_;
   std::vector<int64_t> query_first_line_;
   std::vector<int64_t> query_last_line_;
-  absl::flat_hash_map<std::string_view, uint32_t> query_index_;
+  absl::flat_hash_map<std::string, uint32_t> query_index_;
   bool queries_interleaved_ = false;
 
   int64_t lines_ = 0;
@@ -111,9 +132,9 @@ class LetorParser {
   int64_t duplicate_features_ = 0;
 };
 
-absl::Status LetorParser::ParseAllLines() {
-  const char* p = text_.data();
-  const char* const end = p + text_.size();
+absl::Status LetorParser::ParseText(std::string_view text) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
   while (p < end) {
     ++lines_;
     const char* newline =
@@ -162,6 +183,11 @@ absl::Status LetorParser::ParseLine(const char* p, const char* end,
   if (absl::Status status = StartDocument(has_qid, qid, line); !status.ok()) {
     return status;
   }
+  line_consecutive_ = true;
+  line_first_feature_ = 0;
+  line_next_feature_ = 0;
+  line_entries_ = 0;
+  line_indices_.clear();
   while (p < end) {
     // Fast path: "<digits>:<float>" followed by a space or the line end.
     const char* q = p;
@@ -194,9 +220,20 @@ absl::Status LetorParser::ParseLine(const char* p, const char* end,
     }
     p = SkipSpaces(next, end);
   }
-  labels_.push_back(label);
-  row_ends_.push_back(indices_.size());
+  FinishRow(label);
   return absl::OkStatus();
+}
+
+void LetorParser::FinishRow(int32_t label) {
+  labels_.push_back(label);
+  row_ends_.push_back(values_.size());
+  if (line_consecutive_) {
+    row_first_feature_.push_back(line_first_feature_);
+  } else {
+    row_first_feature_.push_back(kIndexedRow);
+    indices_.insert(indices_.end(), line_indices_.begin(),
+                    line_indices_.end());
+  }
 }
 
 absl::Status LetorParser::StartDocument(bool has_qid, std::string_view qid,
@@ -222,7 +259,8 @@ absl::Status LetorParser::StartDocument(bool has_qid, std::string_view qid,
   uint32_t query;
   if (!row_query_.empty() && query_ids_[row_query_.back()] == qid) {
     query = row_query_.back();
-  } else if (auto it = query_index_.find(qid); it != query_index_.end()) {
+  } else if (auto it = query_index_.find(absl::string_view(qid.data(), qid.size()));
+             it != query_index_.end()) {
     query = it->second;
     if (!options_.allow_noncontiguous_queries) {
       return LineError(
@@ -236,8 +274,8 @@ absl::Status LetorParser::StartDocument(bool has_qid, std::string_view qid,
     queries_interleaved_ = true;
   } else {
     query = static_cast<uint32_t>(query_ids_.size());
-    query_index_.emplace(qid, query);
-    query_ids_.push_back(qid);
+    query_index_.emplace(std::string(qid), query);
+    query_ids_.emplace_back(qid);
     query_first_line_.push_back(line);
     query_last_line_.push_back(line);
   }
@@ -280,7 +318,18 @@ absl::Status LetorParser::AddEntry(int64_t index, float value, int64_t line) {
     max_index_ = index;
     max_index_line_ = line;
   }
-  indices_.push_back(static_cast<uint32_t>(index - 1));
+  const uint32_t feature = static_cast<uint32_t>(index - 1);
+  if (line_entries_++ == 0) {
+    line_first_feature_ = feature;
+  } else if (line_consecutive_ && feature != line_next_feature_) {
+    // The run breaks: from here on the row keeps an index per entry.
+    line_consecutive_ = false;
+    for (uint32_t f = line_first_feature_; f < line_next_feature_; ++f) {
+      line_indices_.push_back(f);
+    }
+  }
+  if (!line_consecutive_) line_indices_.push_back(feature);
+  line_next_feature_ = feature + 1;
   values_.push_back(value);
   return absl::OkStatus();
 }
@@ -423,30 +472,44 @@ absl::StatusOr<Dataset> LetorParser::Assemble(const std::string& query_file,
   }
   data.features.assign(static_cast<size_t>(width) * num_documents, 0.0f);
   data.labels.resize(num_documents);
+  if (!positions.empty()) data.input_line_order.resize(num_documents);
   float* const features = data.features.data();
   uint64_t entry = 0;
+  size_t indexed = 0;  // next entry of indices_
   for (size_t row = 0; row < num_documents; ++row) {
     const size_t position = positions.empty() ? row : positions[row];
     data.labels[position] = labels_[row];
-    for (const uint64_t row_end = row_ends_[row]; entry < row_end; ++entry) {
-      features[indices_[entry] * num_documents + position] = values_[entry];
+    if (!positions.empty()) {
+      data.input_line_order[position] = static_cast<uint32_t>(row);
+    }
+    const uint64_t row_end = row_ends_[row];
+    const uint32_t first = row_first_feature_[row];
+    if (first != kIndexedRow) {
+      float* column = features + first * num_documents + position;
+      for (; entry < row_end; ++entry, column += num_documents) {
+        *column = values_[entry];
+      }
+    } else {
+      // In order, so with --duplicate_features=last the later value wins.
+      for (; entry < row_end; ++entry) {
+        features[indices_[indexed++] * num_documents + position] =
+            values_[entry];
+      }
     }
   }
   return data;
 }
 
-void LetorParser::FillStats(ReadStats* stats) const {
+void LetorParser::FillStats(int64_t bytes, ReadStats* stats) const {
   if (stats == nullptr) return;
   stats->lines = lines_;
-  stats->bytes = static_cast<int64_t>(text_.size());
+  stats->bytes = bytes;
   stats->missing_values = missing_values_;
   stats->duplicate_features = duplicate_features_;
 }
 
-absl::StatusOr<Dataset> Parse(std::string_view text, const std::string& name,
-                              const ReadOptions& options,
-                              const std::string& query_file,
-                              bool query_file_explicit, ReadStats* stats) {
+absl::Status CheckReadOptions(const std::string& name,
+                              const ReadOptions& options) {
   if (options.num_features < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: --num_features=%d is negative", name, options.num_features));
@@ -456,14 +519,7 @@ absl::StatusOr<Dataset> Parse(std::string_view text, const std::string& name,
         "%s: --max_feature_index=%d must be >= 1", name,
         options.max_feature_index));
   }
-  LetorParser parser(text, name, options);
-  if (absl::Status status = parser.ParseAllLines(); !status.ok()) {
-    return status;
-  }
-  absl::StatusOr<Dataset> data =
-      parser.Assemble(query_file, query_file_explicit);
-  if (data.ok()) parser.FillStats(stats);
-  return data;
+  return absl::OkStatus();
 }
 
 bool FileExists(const std::string& path) {
@@ -477,8 +533,17 @@ absl::StatusOr<Dataset> ParseLetor(std::string_view text,
                                    const std::string& name,
                                    const ReadOptions& options,
                                    ReadStats* stats) {
-  return Parse(text, name, options, options.query_file,
-               !options.query_file.empty(), stats);
+  if (absl::Status status = CheckReadOptions(name, options); !status.ok()) {
+    return status;
+  }
+  LetorParser parser(name, options, static_cast<int64_t>(text.size()));
+  if (absl::Status status = parser.ParseText(text); !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<Dataset> data =
+      parser.Assemble(options.query_file, !options.query_file.empty());
+  if (data.ok()) parser.FillStats(static_cast<int64_t>(text.size()), stats);
+  return data;
 }
 
 std::string DuplicateFeaturesNote(const std::string& path,
@@ -494,8 +559,9 @@ std::string DuplicateFeaturesNote(const std::string& path,
 absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
                                       const ReadOptions& options,
                                       ReadStats* stats) {
-  absl::StatusOr<FileContents> contents = FileContents::Open(path);
-  if (!contents.ok()) return contents.status();
+  if (absl::Status status = CheckReadOptions(path, options); !status.ok()) {
+    return status;
+  }
   std::string query_file = options.query_file;
   const bool query_file_explicit = !query_file.empty();
   // LightGBM's <file>.query, else XGBoost's <file>.group (same content).
@@ -507,8 +573,22 @@ absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
       }
     }
   }
-  return Parse(contents->text(), path, options, query_file,
-               query_file_explicit, stats);
+  absl::StatusOr<LineChunkReader> reader =
+      LineChunkReader::Open(path, options.read_chunk_bytes);
+  if (!reader.ok()) return reader.status();
+  LetorParser parser(path, options, reader->file_size());
+  while (true) {
+    absl::StatusOr<std::string_view> chunk = reader->Next();
+    if (!chunk.ok()) return chunk.status();
+    if (chunk->empty()) break;
+    if (absl::Status status = parser.ParseText(*chunk); !status.ok()) {
+      return status;
+    }
+  }
+  absl::StatusOr<Dataset> data =
+      parser.Assemble(query_file, query_file_explicit);
+  if (data.ok()) parser.FillStats(reader->bytes_read(), stats);
+  return data;
 }
 
 }  // namespace plrank

@@ -33,6 +33,9 @@ struct ReadOptions {
   // "<path>.query" (LightGBM's name) or else "<path>.group" (XGBoost's) when
   // it exists and the lines carry no qid.
   std::string query_file;
+  // Files are read in line-aligned chunks of about this many bytes (a longer
+  // line is read whole); only memory use depends on it, never the result.
+  size_t read_chunk_bytes = size_t{8} << 20;
 };
 
 // Statistics the CLIs print after loading.
@@ -46,7 +49,10 @@ struct ReadStats {
 // Reads LETOR / SVMlight ranking text:
 //   <label> qid:<id> <index>:<value> ... [# comment]
 // or the LightGBM form (no qid, plus a .query or .group file). Every error status
-// names the file and the 1-based line.
+// names the file and the 1-based line. The file is streamed, never held
+// whole: loading peaks near twice the dense matrix (4 bytes per feature and
+// document) for text whose lines list consecutive indices, as LETOR files
+// do; lines with gaps cost 8 bytes per written entry instead.
 absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
                                       const ReadOptions& options,
                                       ReadStats* stats = nullptr);
