@@ -23,6 +23,14 @@
 
 ABSL_FLAG(std::string, train, "", "Training data (LETOR / SVMlight ranking text).");
 ABSL_FLAG(std::string, valid, "", "Validation data for progress and early stopping.");
+ABSL_FLAG(bool, dataset_cache, false,
+          "Read --train and --valid through binary caches (<file>.plrank.bin, "
+          "or in --dataset_cache_dir): the first run parses and writes them, "
+          "later runs on unchanged files (checked by a checksum of the text) "
+          "skip parsing. A stale or damaged cache is rebuilt.");
+ABSL_FLAG(std::string, dataset_cache_dir, "",
+          "Directory for --dataset_cache files (default: beside each data "
+          "file).");
 // The list comes from the objective registry, so it cannot drift from what
 // --objective accepts.
 ABSL_FLAG(std::string, objective, "plrank",
@@ -189,6 +197,8 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   absl::StatusOr<plrank::ReadOptions> read = ReadOptionsFromFlags();
   if (!read.ok()) return read.status();
   job.read_options = *read;
+  job.dataset_cache = absl::GetFlag(FLAGS_dataset_cache);
+  job.dataset_cache_dir = absl::GetFlag(FLAGS_dataset_cache_dir);
   absl::StatusOr<plrank::MetricOptions> metrics =
       MetricOptionsFromFlags();
   if (!metrics.ok()) return metrics.status();

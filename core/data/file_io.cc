@@ -77,19 +77,27 @@ absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   return absl::OkStatus();
 }
 
-// Writes `bytes` to a new file `temp` and makes them durable; the caller
-// removes `temp` on failure.
-absl::Status WriteDurably(const std::string& temp, std::string_view bytes) {
+// Writes the concatenated `pieces` to a new file `temp` and makes them
+// durable; the caller removes `temp` on failure.
+absl::Status WriteDurably(const std::string& temp,
+                          absl::Span<const std::string_view> pieces) {
   const int fd =
       ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return OsError(temp, "cannot create");
-  if (const int64_t kill_after = KillAfterBytesForTest(); kill_after >= 0) {
-    const size_t part = std::min(bytes.size(), static_cast<size_t>(kill_after));
-    (void)WriteAll(fd, bytes.substr(0, part), temp);
+  if (int64_t kill_after = KillAfterBytesForTest(); kill_after >= 0) {
+    for (std::string_view piece : pieces) {
+      const size_t part =
+          std::min(piece.size(), static_cast<size_t>(kill_after));
+      (void)WriteAll(fd, piece.substr(0, part), temp);
+      kill_after -= static_cast<int64_t>(part);
+    }
     ::fsync(fd);
     ::raise(SIGKILL);
   }
-  absl::Status status = WriteAll(fd, bytes, temp);
+  absl::Status status = absl::OkStatus();
+  for (std::string_view piece : pieces) {
+    if (status.ok()) status = WriteAll(fd, piece, temp);
+  }
   if (status.ok() && ::fsync(fd) != 0) status = OsError(temp, "fsync failed");
   // close() can report deferred write errors (e.g. NFS), so it is checked.
   if (::close(fd) != 0 && status.ok()) status = OsError(temp, "close failed");
@@ -161,11 +169,16 @@ absl::Status CheckOutputTarget(const std::string& path) {
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view contents) {
+  return WriteFileAtomically(path, absl::Span<const std::string_view>(&contents, 1));
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::Span<const std::string_view> pieces) {
   if (absl::Status target = CheckOutputTarget(path); !target.ok()) {
     return target;
   }
   const std::string temp = TempPathFor(path);
-  absl::Status status = WriteDurably(temp, contents);
+  absl::Status status = WriteDurably(temp, pieces);
   if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
     const int error_number = errno;
     status = absl::ErrnoToStatus(

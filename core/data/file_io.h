@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace plrank {
 
@@ -44,6 +45,10 @@ absl::Status CheckOutputTarget(const std::string& path);
 // file, the worst moment for a crash (tests/e2e/cli_test.cc).
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view contents);
+// Same for the concatenation of `pieces`, so a large output (a dataset
+// cache) is written straight from its arrays without a second copy.
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::Span<const std::string_view> pieces);
 
 }  // namespace plrank
 

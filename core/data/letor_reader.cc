@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/data/content_hash.h"
 #include "core/data/dense_budget.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_tokens.h"
@@ -556,38 +557,45 @@ std::string DuplicateFeaturesNote(const std::string& path,
       stats.duplicate_features == 1 ? "index" : "indices");
 }
 
+std::string ResolveQueryFile(const std::string& path,
+                             const ReadOptions& options) {
+  if (!options.query_file.empty()) return options.query_file;
+  // LightGBM's <file>.query, else XGBoost's <file>.group (same content).
+  for (const char* suffix : {".query", ".group"}) {
+    if (FileExists(path + suffix)) return path + suffix;
+  }
+  return "";
+}
+
 absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
                                       const ReadOptions& options,
                                       ReadStats* stats) {
   if (absl::Status status = CheckReadOptions(path, options); !status.ok()) {
     return status;
   }
-  std::string query_file = options.query_file;
-  const bool query_file_explicit = !query_file.empty();
-  // LightGBM's <file>.query, else XGBoost's <file>.group (same content).
-  if (!query_file_explicit) {
-    for (const char* suffix : {".query", ".group"}) {
-      if (FileExists(path + suffix)) {
-        query_file = path + suffix;
-        break;
-      }
-    }
-  }
+  const std::string query_file = ResolveQueryFile(path, options);
+  const bool query_file_explicit = !options.query_file.empty();
   absl::StatusOr<LineChunkReader> reader =
       LineChunkReader::Open(path, options.read_chunk_bytes);
   if (!reader.ok()) return reader.status();
   LetorParser parser(path, options, reader->file_size());
+  ContentHasher hasher;
   while (true) {
     absl::StatusOr<std::string_view> chunk = reader->Next();
     if (!chunk.ok()) return chunk.status();
     if (chunk->empty()) break;
+    if (options.checksum_source) hasher.Update(*chunk);
     if (absl::Status status = parser.ParseText(*chunk); !status.ok()) {
       return status;
     }
   }
   absl::StatusOr<Dataset> data =
       parser.Assemble(query_file, query_file_explicit);
-  if (data.ok()) parser.FillStats(reader->bytes_read(), stats);
+  if (data.ok() && stats != nullptr) {
+    parser.FillStats(reader->bytes_read(), stats);
+    if (options.checksum_source) stats->source_checksum = hasher.Finish();
+    stats->query_file = query_file;
+  }
   return data;
 }
 

@@ -36,6 +36,10 @@ struct ReadOptions {
   // Files are read in line-aligned chunks of about this many bytes (a longer
   // line is read whole); only memory use depends on it, never the result.
   size_t read_chunk_bytes = size_t{8} << 20;
+  // ReadLetorFile only: hash the bytes as they are parsed into
+  // ReadStats::source_checksum (dataset caches use it, so the checksum is of
+  // exactly the text the dataset came from). Never changes the result.
+  bool checksum_source = false;
 };
 
 // Statistics the CLIs print after loading.
@@ -44,6 +48,10 @@ struct ReadStats {
   int64_t bytes = 0;
   int64_t missing_values = 0;      // NULL / nan entries
   int64_t duplicate_features = 0;  // under kLastWins
+  // ReadLetorFile with ReadOptions::checksum_source: HashContent of the file.
+  uint64_t source_checksum = 0;
+  // ReadLetorFile: ResolveQueryFile's answer ("" = none).
+  std::string query_file;
 };
 
 // Reads LETOR / SVMlight ranking text:
@@ -56,6 +64,11 @@ struct ReadStats {
 absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
                                       const ReadOptions& options,
                                       ReadStats* stats = nullptr);
+
+// The group-size file ReadLetorFile consults for `path`: options.query_file
+// when given, else "<path>.query" or "<path>.group" when one exists, else "".
+std::string ResolveQueryFile(const std::string& path,
+                             const ReadOptions& options);
 
 // With --duplicate_features=last: "<path>: N repeated feature indices ..."
 // when the file had any (the CLIs print it), else "".

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/data/dataset_cache.h"
 #include "core/data/dataset_stats.h"
 #include "core/data/feature_names.h"
 #include "core/data/file_io.h"
@@ -108,10 +109,20 @@ class NdcgEvaluator {
 };
 
 absl::StatusOr<Dataset> LoadDataset(
-    const std::string& path, const ReadOptions& options,
+    const std::string& path, const ReadOptions& options, const TrainJob& job,
     const std::function<void(const std::string&)>& log) {
   ReadStats stats;
-  absl::StatusOr<Dataset> data = ReadLetorFile(path, options, &stats);
+  absl::StatusOr<Dataset> data;
+  if (job.dataset_cache) {
+    absl::StatusOr<CachedDataset> cached =
+        ReadLetorFileCached(path, options, job.dataset_cache_dir);
+    if (!cached.ok()) return cached.status();
+    log(absl::StrCat("dataset cache: ", cached->note));
+    stats = cached->stats;
+    data = std::move(cached->data);
+  } else {
+    data = ReadLetorFile(path, options, &stats);
+  }
   if (!data.ok()) return data.status();
   if (std::string note = DuplicateFeaturesNote(path, stats); !note.empty()) {
     log(note);
@@ -281,7 +292,7 @@ absl::StatusOr<TrainData> LoadTrainData(
         "the feature count of --init_model ", job.init_model_path);
   }
   TrainData data;
-  absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options, log);
+  absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options, job, log);
   if (!train.ok()) return train.status();
   data.train = *std::move(train);
   // Checked now rather than when the model is written after training.
@@ -294,7 +305,7 @@ absl::StatusOr<TrainData> LoadTrainData(
     ReadOptions valid_options = read_options;
     valid_options.num_features = data.train.num_features;
     absl::StatusOr<Dataset> valid =
-        LoadDataset(job.valid_path, valid_options, log);
+        LoadDataset(job.valid_path, valid_options, job, log);
     if (!valid.ok()) return valid.status();
     data.valid = *std::move(valid);
   }

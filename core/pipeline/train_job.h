@@ -36,6 +36,11 @@ struct TrainJob {
   // stored in the model; dumps and importance tables then show them.
   std::string feature_names_path;
   ReadOptions read_options;
+  // Read --train / --valid through binary caches (core/data/dataset_cache.h)
+  // in dataset_cache_dir ("" = beside each file): the first run parses and
+  // writes them, later runs on unchanged files skip parsing.
+  bool dataset_cache = false;
+  std::string dataset_cache_dir;
   ObjectiveOptions objective;
   BoosterConfig booster;
   // Linear rankers (--objective=ca | listmle) use these instead of the

@@ -3,6 +3,7 @@
 // no ranking signal is warned about even with --quiet, dumps say how their
 // features are numbered, and L-BFGS stops are reported in words.
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -119,6 +120,39 @@ TEST_F(TrainNotesTest, ListMleReportsTheLbfgsStopInWords) {
   EXPECT_THAT(train.out, HasSubstr("L-BFGS stopped after"));
   EXPECT_THAT(train.out, ::testing::ContainsRegex(
                              "L-BFGS stopped after [0-9]+ iterations: [a-z]"));
+}
+
+}  // namespace
+}  // namespace plrank
+
+namespace plrank {
+namespace {
+
+// --dataset_cache: the first run parses and writes the cache, the second
+// reads it, and both train the same model.
+TEST_F(TrainNotesTest, DatasetCacheIsWrittenThenReadAndChangesNothing) {
+  const std::string cache_dir = dir_.File("cache");
+  ASSERT_TRUE(std::filesystem::create_directory(cache_dir));
+  std::vector<std::string> dumps;
+  for (const char* expected : {"dataset cache: wrote", "dataset cache: read"}) {
+    const std::string model = dir_.File("cached.pb");
+    CommandResult train =
+        Train(prefix_ + ".train", {"--dataset_cache", "--model_out=" + model,
+                                   "--dataset_cache_dir=" + cache_dir,
+                                   "--valid=" + prefix_ + ".vali"});
+    ASSERT_EQ(train.exit_code, 0) << train.err;
+    EXPECT_THAT(train.out + train.err, HasSubstr(expected));
+    CommandResult dump =
+        RunCommand({BinPath("plrank-eval"), "--model=" + model, "--dump"});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    dumps.push_back(dump.out.substr(dump.out.find("history:")));
+  }
+  EXPECT_EQ(dumps[0], dumps[1]);
+  CommandResult plain =
+      Train(prefix_ + ".train", {"--model_out=" + dir_.File("plain.pb"),
+                                 "--valid=" + prefix_ + ".vali"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.out + plain.err, Not(HasSubstr("dataset cache")));
 }
 
 }  // namespace
