@@ -6,9 +6,12 @@
 # LightGBM example and four generated regimes, 3 seeds each; about 20 minutes
 # on 2 idle cores, so it is part of the default run).
 #
-#   scripts/bench.sh [parse] [mq2008] [generated] [quality] [-- QUALITY_FLAGS]
+#   scripts/bench.sh [parse] [mq2008] [generated] [quality] [memory] [-- QUALITY_FLAGS]
 #
-# With no item, all four run. Flags after `--` go to plrank-bench-quality,
+# With no item, the first four run. `memory` (bench/memory_bench.sh: peak RSS
+# and load time of plrank-train against training files of 0.3, 1 and 2.2 GB,
+# parsing and through the dataset cache; needs ~8 GB of scratch disk) is run
+# on request: scripts/bench.sh memory. Flags after `--` go to plrank-bench-quality,
 # e.g. to compare PLRank variants:
 #   scripts/bench.sh quality -- --plrank_variants='default=;K 10=--pl_topk=10'
 #
@@ -75,8 +78,12 @@ for item in "${what[@]}"; do
         --num_threads="$threads" --work_dir="$scratch" \
         --out="$results/quality.md" ${quality_flags[@]+"${quality_flags[@]}"}
       ;;
+    memory)
+      "$root/bench/memory_bench.sh" "$bin" "$scratch/memory" \
+        "$results/memory.md"
+      ;;
     *)
-      echo "bench.sh: unknown benchmark '$item' (parse, mq2008, generated, quality)" >&2
+      echo "bench.sh: unknown benchmark '$item' (parse, mq2008, generated, quality, memory)" >&2
       exit 2
       ;;
   esac
