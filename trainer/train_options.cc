@@ -69,7 +69,7 @@ ABSL_FLAG(std::string, pl_ties, plrank::ObjectiveOptions().pl_ties,
           "(--pl_permutations sampled tie-breaks, the paper).");
 ABSL_FLAG(std::string, pl_weighting, "uniform",
           "PLRank with tie groups: per-pick weight 'uniform', 'gain' (2^label "
-          "- 1), 'position' (1/log2(2 + ideal position)) or 'gain_position'.");
+          "- 1), 'position' (1/log2(2 + ideal position)), 'gain_position', 'pairs' (documents labelled below the pick) or 'sqrt_pairs'.");
 ABSL_FLAG(bool, pl_normalize_queries, false,
           "PLRank with tie groups: each query's pick weights sum to 1.");
 ABSL_FLAG(bool, pl_diagonal_leaf_step, false,

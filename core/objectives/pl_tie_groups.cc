@@ -11,7 +11,8 @@
 namespace plrank {
 namespace {
 
-double TermWeight(PlWeighting weighting, int32_t label, uint32_t position) {
+double TermWeight(PlWeighting weighting, int32_t label, uint32_t position,
+                  uint32_t below) {
   const double gain = std::exp2(static_cast<double>(label)) - 1.0;
   const double discount = 1.0 / std::log2(static_cast<double>(position) + 2.0);
   switch (weighting) {
@@ -23,6 +24,10 @@ double TermWeight(PlWeighting weighting, int32_t label, uint32_t position) {
       return discount;
     case PlWeighting::kGainPosition:
       return gain * discount;
+    case PlWeighting::kPairs:
+      return below;
+    case PlWeighting::kSqrtPairs:
+      return std::sqrt(static_cast<double>(below));
   }
   return 1.0;
 }
@@ -74,7 +79,8 @@ absl::StatusOr<PlTieGroups> PlTieGroups::Build(
       }
       for (uint32_t k = 0; k < group.terms; ++k) {
         result.weights_.push_back(
-            TermWeight(options.weighting, labels[order[start]], start + k));
+            TermWeight(options.weighting, labels[order[start]], start + k,
+                       query.size - end));
       }
       query.num_terms += group.terms;
       result.groups_.push_back(group);

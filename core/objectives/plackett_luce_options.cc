@@ -35,9 +35,11 @@ absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name) {
   if (name == "gain") return PlWeighting::kGain;
   if (name == "position") return PlWeighting::kPosition;
   if (name == "gain_position") return PlWeighting::kGainPosition;
+  if (name == "pairs") return PlWeighting::kPairs;
+  if (name == "sqrt_pairs") return PlWeighting::kSqrtPairs;
   return absl::InvalidArgumentError(absl::StrFormat(
       "pl_weighting: '%s' is not one of uniform, gain, position, "
-      "gain_position",
+      "gain_position, pairs, sqrt_pairs",
       name));
 }
 
@@ -51,6 +53,10 @@ const char* PlWeightingName(PlWeighting weighting) {
       return "position";
     case PlWeighting::kGainPosition:
       return "gain_position";
+    case PlWeighting::kPairs:
+      return "pairs";
+    case PlWeighting::kSqrtPairs:
+      return "sqrt_pairs";
   }
   return "?";
 }

@@ -34,7 +34,12 @@ enum class PlWeighting {
   kUniform,      // every term counts 1
   kGain,         // the term of a document labelled r counts 2^r - 1
   kPosition,     // the term at ideal position j counts 1 / log2(j + 2)
-  kGainPosition  // both: the term's share of the ideal DCG
+  kGainPosition,  // both: the term's share of the ideal DCG
+  // The term of a pick counts the documents labelled below its group: the
+  // number of pairs the pick orders, so queries weigh as in a pairwise loss
+  // (more candidates below a relevant document, more weight).
+  kPairs,
+  kSqrtPairs,  // the square root of that count
 };
 
 // Knobs of the Plackett-Luce (ListMLE) objective. Defaults reproduce the

@@ -30,7 +30,8 @@ struct ObjectiveOptions {
   uint64_t pl_seed = 0;  // salt mixed into the Init seed
   // Tie handling: "permutation" (the paper: sampled tie-breaks), "efron" or
   // "breslow" (tie groups in closed form); and the per-term weighting of the
-  // tie-group likelihood: "uniform", "gain", "position", "gain_position".
+  // tie-group likelihood: "uniform", "gain", "position", "gain_position",
+  // "pairs", "sqrt_pairs".
   std::string pl_ties = "efron";
   std::string pl_weighting = "uniform";
   bool pl_normalize_queries = false;

@@ -46,8 +46,12 @@ long double BruteLogLikelihood(const Dataset& data,
     for (const auto& [label, members] : groups) {
       const bool lowest = ++index == groups.size();
       long double below = 0.0L, mass = 0.0L, mean = 0.0L;
+      size_t documents_below = 0;
       for (size_t d = data.query_begin(q); d < data.query_end(q); ++d) {
-        if (data.labels[d] < label) below += std::exp((long double)scores[d]);
+        if (data.labels[d] < label) {
+          below += std::exp((long double)scores[d]);
+          ++documents_below;
+        }
       }
       for (size_t d : members) {
         mass += std::exp((long double)scores[d]);
@@ -69,6 +73,10 @@ long double BruteLogLikelihood(const Dataset& data,
         if (options.weighting == PlWeighting::kGain) w = gain;
         if (options.weighting == PlWeighting::kPosition) w = discount;
         if (options.weighting == PlWeighting::kGainPosition) w = gain * discount;
+        if (options.weighting == PlWeighting::kPairs) w = documents_below;
+        if (options.weighting == PlWeighting::kSqrtPairs) {
+          w = std::sqrt((long double)documents_below);
+        }
         weight_sum += w;
         if (options.ties != PlTies::kIndependent) {
           total += w * (mean - std::log(below + c * mass));
@@ -115,6 +123,9 @@ const Config kConfigs[] = {
     {PlTies::kBreslow, PlWeighting::kUniform, 3, true},
     {PlTies::kIndependent, PlWeighting::kUniform, 1000, true},
     {PlTies::kIndependent, PlWeighting::kGainPosition, 9, false},
+    {PlTies::kEfron, PlWeighting::kPairs, 1000, true},
+    {PlTies::kBreslow, PlWeighting::kSqrtPairs, 5, false},
+    {PlTies::kIndependent, PlWeighting::kPairs, 1000, false},
 };
 
 TEST(PlTiedTest, LossAndGradientsMatchTheDefinition) {
