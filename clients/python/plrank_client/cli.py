@@ -29,7 +29,8 @@ from .formatting import (format_model_list, format_model_status, format_score)
 from .letor import LetorError, LetorFile, read_letor
 
 PROGRAM = "plrank-client-py"
-COMMANDS = ("rank", "evaluate", "status", "list", "reload")
+COMMANDS = ("rank", "rank-batch", "explain", "evaluate", "status", "list",
+            "reload")
 _BOOL_FLAGS = ("per_query",)
 
 
@@ -45,11 +46,15 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROGRAM, allow_abbrev=False,
                 description="Client of a running plrank-server.",
-                epilog="commands: rank (--data, --top, --scores_out), evaluate "
-                       "(--data, --eval_at, --per_query), status, list, reload")
+                epilog="commands: rank (--data, --top, --scores_out), "
+                       "rank-batch (the same with --batch_size queries per "
+                       "RankBatch call), explain (--data, --contributions_out, "
+                       "--top_features), evaluate (--data, --eval_at, "
+                       "--per_query), status, list, reload")
     p.add_argument("command", help="one of " + ", ".join(COMMANDS))
     p.add_argument("--target", default="", help="server address, HOST:PORT")
-    p.add_argument("--model", default="", help="model name (rank, evaluate, status)")
+    p.add_argument("--model", default="",
+                   help="model name (rank, rank-batch, explain, evaluate, status)")
     p.add_argument("--version", "--model_version", dest="version", type=int,
                    default=0, help="pin this model version (0 = not pinned)")
     p.add_argument("--label", default="",
@@ -61,6 +66,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="rank: documents printed per query")
     p.add_argument("--scores_out", default="",
                    help="rank: write one score per input line, in input order")
+    p.add_argument("--batch_size", type=int, default=100,
+                   help="rank-batch: queries per RankBatch call (one round trip)")
+    p.add_argument("--contributions_out", default="",
+                   help="explain: write one line per input line, in input "
+                        "order: bias:<value> <feature>:<contribution> ...")
+    p.add_argument("--top_features", type=int, default=0,
+                   help="explain: keep the K features of largest "
+                        "|contribution| per document (0 = all non-zero)")
     p.add_argument("--eval_at", default="1,3,5,10", help="evaluate: NDCG cut-offs")
     p.add_argument("--per_query", action="store_true",
                    help="evaluate: also print per-query metrics")
@@ -147,7 +160,7 @@ _FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device
                (stat.S_ISSOCK, "a socket"))
 
 
-def _write_scores(path: str, scores: List[float]) -> None:
+def _write_lines(path: str, lines: List[str]) -> None:
     """Writes as the C++ tools' one atomic writer (core/data/file_io.h):
     refuses a target that exists and is not a regular file (renaming over it
     would replace e.g. a device node), else temp file beside it, fsync,
@@ -166,7 +179,7 @@ def _write_scores(path: str, scores: List[float]) -> None:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     try:
         with os.fdopen(fd, "w", encoding="ascii") as file:
-            file.write("".join(format_score(s) + "\n" for s in scores))
+            file.write("".join(line + "\n" for line in lines))
             file.flush()
             os.fsync(file.fileno())
         os.replace(temp, path)
@@ -183,42 +196,118 @@ def _write_scores(path: str, scores: List[float]) -> None:
         os.close(directory)
 
 
-def run_rank(client: RankerClient, args, out: TextIO) -> None:
+def _rank_one(client: RankerClient, args, queries, top_k):
+    """rank: one Rank call per query, as a list of results."""
+    query = queries[0]
+    try:
+        return [client.rank(args.model, query.query_id, query.rows,
+                            version=args.version or None,
+                            label=args.label or None, top_k=top_k,
+                            ids=query.ids)]
+    except PlrankError as error:
+        raise error_for_code(error.code,
+                             f"query {query.query_id}: {error.details}") from None
+
+
+def _rank_batch(client: RankerClient, args, queries, top_k):
+    """rank-batch: one RankBatch call for these queries; a failed query
+    fails the command with its own message, as the C++ client does."""
+    entries = client.rank_batch(
+        args.model, [(q.query_id, q.rows, q.ids) for q in queries],
+        version=args.version or None, label=args.label or None, top_k=top_k)
+    results = []
+    for query, entry in zip(queries, entries):
+        if entry.error is not None:
+            raise error_for_code(entry.error.code,
+                                 f"query {query.query_id}: {entry.error.details}")
+        results.append(entry.result)
+    if len(results) != len(queries):
+        raise error_for_code(grpc.StatusCode.INTERNAL,
+                             f"the server answered {len(results)} of "
+                             f"{len(queries)} queries")
+    return results
+
+
+def run_rank(client: RankerClient, args, out: TextIO, batch: int = 1) -> None:
     data = _read_data_for_model(client, args)
     want_scores = bool(args.scores_out)
     # Every document's score is needed only for --scores_out.
     top_k = 0 if want_scores else args.top
+    rank_queries = _rank_one if batch == 1 else _rank_batch
     scores: List[float] = []
+    start = time.monotonic()
+    for begin in range(0, len(data.queries), batch):
+        queries = data.queries[begin:begin + batch]
+        for query, result in zip(queries,
+                                 rank_queries(client, args, queries, top_k)):
+            count = len(query.rows)
+            if want_scores:
+                ordered = result.scores_in_request_order(count)
+                if None in ordered or len(result.documents) != count:
+                    raise error_for_code(
+                        grpc.StatusCode.INTERNAL,
+                        f"query {query.query_id}: the server returned "
+                        f"{len(result.documents)} of {count} documents")
+                scores.extend(ordered)
+            out.write(f"query {query.query_id}: {count} documents "
+                      f"({result.model_name} v{result.model_version})\n")
+            for document in result.documents[:args.top]:
+                label = query.labels[min(document.request_index, count - 1)]
+                out.write(f"  {document.rank:3d}  id {document.id:<8} score "
+                          f"{document.score:12.6f}  label {label}\n")
+    out.write(f"ranked {len(data.queries)} queries, {data.num_documents} "
+              f"documents in {time.monotonic() - start:.3f} s\n")
+    if want_scores:
+        _write_lines(args.scores_out, [format_score(s) for s in scores])
+        out.write(f"wrote {len(scores)} scores to {args.scores_out}\n")
+
+
+def _explanation_line(bias: float, document) -> str:
+    # Features numbered as in the LETOR file (the wire's are 0-based).
+    return " ".join(["bias:" + format_score(bias)] + [
+        f"{c.feature + 1}:{format_score(c.contribution)}"
+        for c in document.contributions])
+
+
+def run_explain(client: RankerClient, args, out: TextIO) -> None:
+    if not args.contributions_out:
+        raise InvalidArgumentError(
+            "--contributions_out=FILE is required (one line per document)")
+    data = _read_data_for_model(client, args)
+    lines: List[str] = []
     start = time.monotonic()
     for query in data.queries:
         try:
-            result = client.rank(args.model, query.query_id, query.rows,
-                                 version=args.version or None,
-                                 label=args.label or None, top_k=top_k,
-                                 ids=query.ids)
+            result = client.explain(args.model, query.query_id, query.rows,
+                                    version=args.version or None,
+                                    label=args.label or None,
+                                    top_k=args.top_features, ids=query.ids)
         except PlrankError as error:
             raise error_for_code(error.code,
                                  f"query {query.query_id}: {error.details}") from None
         count = len(query.rows)
-        if want_scores:
-            ordered = result.scores_in_request_order(count)
-            if None in ordered or len(result.documents) != count:
+        if len(result.documents) != count:
+            raise error_for_code(
+                grpc.StatusCode.INTERNAL,
+                f"query {query.query_id}: the server explained "
+                f"{len(result.documents)} of {count} documents")
+        query_lines = [""] * count
+        for document in result.documents:
+            if document.request_index >= count:
                 raise error_for_code(
                     grpc.StatusCode.INTERNAL,
-                    f"query {query.query_id}: the server returned "
-                    f"{len(result.documents)} of {count} documents")
-            scores.extend(ordered)
-        out.write(f"query {query.query_id}: {count} documents "
-                  f"({result.model_name} v{result.model_version})\n")
-        for document in result.documents[:args.top]:
-            label = query.labels[min(document.request_index, count - 1)]
-            out.write(f"  {document.rank:3d}  id {document.id:<8} score "
-                      f"{document.score:12.6f}  label {label}\n")
-    out.write(f"ranked {len(data.queries)} queries, {data.num_documents} "
+                    f"query {query.query_id}: request_index "
+                    f"{document.request_index} out of range")
+            query_lines[document.request_index] = _explanation_line(
+                result.bias, document)
+        lines.extend(query_lines)
+        out.write(f"query {query.query_id}: {count} documents explained "
+                  f"({result.model_name} v{result.model_version}), "
+                  f"bias {result.bias:.6f}\n")
+    out.write(f"explained {len(data.queries)} queries, {data.num_documents} "
               f"documents in {time.monotonic() - start:.3f} s\n")
-    if want_scores:
-        _write_scores(args.scores_out, scores)
-        out.write(f"wrote {len(scores)} scores to {args.scores_out}\n")
+    _write_lines(args.contributions_out, lines)
+    out.write(f"wrote {len(lines)} explanations to {args.contributions_out}\n")
 
 
 def run_evaluate(client: RankerClient, args, out: TextIO) -> None:
@@ -253,12 +342,15 @@ def _validated(argv: Sequence[str]):
     if args.command not in COMMANDS:
         raise UsageError(f"unknown command '{args.command}' "
                          f"(one of {', '.join(COMMANDS)})")
-    if args.command in ("rank", "evaluate", "status") and not args.model:
+    if args.command in ("rank", "rank-batch", "explain", "evaluate",
+                        "status") and not args.model:
         raise UsageError("--model=NAME is required")
     if args.version < 0:
         raise UsageError("--version must be a positive integer")
     if args.top < 0:
         raise UsageError("--top must be >= 0")
+    if args.top_features < 0:
+        raise UsageError("--top_features must be >= 0")
     if args.num_features < 0:
         raise UsageError("--num_features must be >= 0")
     args.cutoffs = _cutoffs(args.eval_at)
@@ -284,6 +376,12 @@ def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout) -> int:
         with client:
             if args.command == "rank":
                 run_rank(client, args, out)
+            elif args.command == "rank-batch":
+                if args.batch_size <= 0:
+                    raise InvalidArgumentError("--batch_size must be positive")
+                run_rank(client, args, out, batch=args.batch_size)
+            elif args.command == "explain":
+                run_explain(client, args, out)
             elif args.command == "evaluate":
                 run_evaluate(client, args, out)
             elif args.command == "status":

@@ -13,7 +13,8 @@ import pytest
 from conftest import parse_metrics
 
 # The one line that differs by design: wall time of the rank command.
-_TIMING = re.compile(r"^(ranked \d+ queries, \d+ documents in )[\d.]+ s$", re.M)
+_TIMING = re.compile(
+    r"^((?:ranked|explained) \d+ queries, \d+ documents in )[\d.]+ s$", re.M)
 
 
 def run_cli(command, args):
@@ -42,13 +43,15 @@ def both(env, args):
     ["reload"],
     ["--model=demo", "rank", "--top=3"],
     ["--model=demo", "--version=1", "rank", "--top=0"],
+    ["--model=demo", "rank-batch", "--top=3", "--batch_size=2"],
+    ["--model=demo", "--version=1", "rank-batch", "--top=2"],
     ["--model=demo", "--label=stable", "evaluate"],
     ["--model=demo", "evaluate", "--eval_at=2,4", "--per_query",
      "--empty_query_ndcg=skip"],
     ["--model=demo", "--version=2", "evaluate", "--empty_query_ndcg=zero"],
 ], ids=lambda args: " ".join(args))
 def test_output_equals_cpp_client(env, args):
-    if "rank" in args or "evaluate" in args:
+    if "rank" in args or "rank-batch" in args or "evaluate" in args:
         args = args + [f"--data={env.data}"]
     (py_rc, py_out, py_err), (cc_rc, cc_out, cc_err) = both(env, args)
     assert cc_rc == 0, cc_err
@@ -68,6 +71,45 @@ def test_rank_scores_out_is_byte_identical(env, tmp_path):
         assert py[1].replace(str(py_file), "F") == cc[1].replace(str(cc_file), "F")
         expected = env.eval_scores[version].read_bytes()
         assert py_file.read_bytes() == cc_file.read_bytes() == expected
+
+
+def test_rank_batch_scores_out_equals_rank(env, tmp_path):
+    rank_file, batch_file = tmp_path / "rank", tmp_path / "batch"
+    rank = run_cli(python_cli(env), ["--model=demo", "rank", f"--data={env.data}",
+                                     f"--scores_out={rank_file}"])
+    batch = run_cli(python_cli(env), ["--model=demo", "rank-batch", "--batch_size=3",
+                                      f"--data={env.data}",
+                                      f"--scores_out={batch_file}"])
+    assert rank[0] == 0 and batch[0] == 0, rank[2] + batch[2]
+    assert rank_file.read_bytes() == batch_file.read_bytes()
+    assert rank_file.read_bytes()
+
+
+@pytest.mark.parametrize("top_features", [0, 2])
+def test_explain_file_is_byte_identical_to_cpp(env, tmp_path, top_features):
+    py_file, cc_file = tmp_path / "py", tmp_path / "cc"
+    common = ["--model=demo", "explain", f"--data={env.data}",
+              f"--top_features={top_features}"]
+    py = run_cli(python_cli(env), common + [f"--contributions_out={py_file}"])
+    cc = run_cli(cpp_cli(env), common + [f"--contributions_out={cc_file}"])
+    assert py[0] == 0 and cc[0] == 0, py[2] + cc[2]
+    assert py[1].replace(str(py_file), "F") == cc[1].replace(str(cc_file), "F")
+    lines = py_file.read_text().splitlines()
+    assert py_file.read_bytes() == cc_file.read_bytes()
+    # One line per input line; each starts with the bias.
+    with open(env.data) as data:
+        assert len(lines) == sum(1 for line in data if line.strip())
+    assert all(line.startswith("bias:") for line in lines)
+    if top_features:
+        assert all(len(line.split()) <= 1 + top_features for line in lines)
+
+
+def test_explain_needs_contributions_out(env):
+    (py_rc, _, py_err), (cc_rc, _, cc_err) = both(
+        env, ["--model=demo", "explain", f"--data={env.data}"])
+    assert py_rc == cc_rc == 1
+    assert "--contributions_out=FILE is required" in py_err
+    assert py_err.split(": error: ", 1)[1] == cc_err.split(": error: ", 1)[1]
 
 
 def test_evaluate_prints_plrank_eval_metrics(env):
