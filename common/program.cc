@@ -209,8 +209,10 @@ void RejectUnknownFlags(const std::string& program, int argc, char** argv) {
 
 }  // namespace
 
+absl::string_view PlrankVersion() { return PLRANK_VERSION; }
+
 std::string ProgramVersionLine(absl::string_view program) {
-  std::string line = absl::StrCat(program, " ", PLRANK_VERSION, " (");
+  std::string line = absl::StrCat(program, " ", PlrankVersion(), " (");
   const absl::string_view build_type = PLRANK_BUILD_TYPE;
   absl::StrAppend(&line, build_type.empty() ? "unknown" : build_type,
                   " build");

@@ -8,6 +8,11 @@
 
 namespace plrank {
 
+// The PLRank version, CMake's PROJECT_VERSION (e.g. "0.1.0"): the one
+// version string of every binary (--version, the server's startup log and
+// build-info metric).
+absl::string_view PlrankVersion();
+
 // The one version line every PLRank program prints for --version:
 //   "plrank-server 0.1.0 (Release build, commit 0de5ba3c1a2b)"
 // (", commit ..." only when the build was made from a git checkout).

@@ -5,7 +5,8 @@
 
 Every `#include "..."` of a project file (or of gRPC, prometheus-cpp or the
 generated protobuf headers) in a layer's directory must match one of the
-layer's allowed prefixes. Prints each violation as FILE:LINE: message and
+layer's allowed prefixes, and no test, fuzz or bench file may include a
+header under tests/unit/ (shared test support lives in tests/testing/). Prints each violation as FILE:LINE: message and
 exits 1 when there is one; exits 0 and prints a one-line summary otherwise.
 ctest runs it (test `architecture_layers`) and also runs it on a scratch tree
 with one forbidden include to show that it can fail.
@@ -50,6 +51,12 @@ RULES = {
                  "grpc/", "plrank/v1/", "google/protobuf/"),
 }
 
+# Code that may include any layer but never a test's own directory: support
+# code shared by tests lives in tests/testing/, so no test depends on
+# another suite's files (integration tests once included tests/unit/server/).
+TEST_CODE = ("tests/", "fuzz/", "bench/")
+TEST_ONLY = "tests/unit/"
+
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
@@ -61,6 +68,21 @@ def layer_of(relative: str):
                                            len(layer) > len(best)):
             best = layer
     return best
+
+
+def check_test_file(root: pathlib.Path, path: pathlib.Path):
+    """Violations of the tests/testing rule in a test, fuzz or bench file."""
+    relative = path.relative_to(root).as_posix()
+    problems = []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = INCLUDE.match(line)
+        if match and match.group(1).startswith(TEST_ONLY):
+            problems.append(
+                f"{relative}:{number}: tests must not include "
+                f'"{match.group(1)}" (shared test support lives in '
+                "tests/testing/; see docs/ARCHITECTURE.md)")
+    return problems
 
 
 def check_file(root: pathlib.Path, path: pathlib.Path):
@@ -107,6 +129,15 @@ def main() -> int:
                 continue  # a deeper layer's file; checked under that layer
             checked += 1
             problems.extend(check_file(root, path))
+    for top in TEST_CODE:
+        directory = root / top
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.rglob("*")):
+            if path.suffix not in (".h", ".cc") or not path.is_file():
+                continue
+            checked += 1
+            problems.extend(check_test_file(root, path))
     for problem in problems:
         print(problem)
     if checked == 0:

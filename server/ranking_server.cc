@@ -14,6 +14,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/program.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -28,10 +29,6 @@
 #include "server/structured_log.h"
 #include "server/tls_credentials.h"
 #include "server/version_manager.h"
-
-#ifndef PLRANK_VERSION
-#define PLRANK_VERSION "dev"
-#endif
 
 namespace plrank::server {
 namespace {
@@ -80,7 +77,7 @@ absl::Status RunServer(const ServerOptions& options) {
       {options.tls_cert_file, options.tls_key_file, options.tls_ca_file});
   if (!credentials.ok()) return credentials.status();
 
-  ServerMetrics metrics(PLRANK_VERSION);
+  ServerMetrics metrics(PlrankVersion());
   auto process_metrics = std::make_shared<ProcessMetrics>();
   std::unique_ptr<prometheus::Exposer> exposer;
   if (options.metrics_port >= 0) {
@@ -140,14 +137,13 @@ absl::Status RunServer(const ServerOptions& options) {
   LogEvent("info", "server_started",
            {{"address", HostPort(options.host, selected_port)},
             {"metrics_address",
-             exposer == nullptr
-                 ? std::string("off")
-                 : HostPort(options.metrics_host,
-                            exposer->GetListeningPorts().at(0))},
+             exposer == nullptr ? std::string("off")
+                                : HostPort(options.metrics_host,
+                                           exposer->GetListeningPorts().at(0))},
             {"admin_rpcs", options.admin.from_any ? "any" : "loopback"},
             {"model_base_path", options.model_base_path},
             {"config", options.model_config_file},
-            {"version", PLRANK_VERSION}});
+            {"version", std::string(PlrankVersion())}});
 
   absl::Notification stop_polling;
   std::thread poller(PollLoop, &manager, options.poll_interval_seconds,

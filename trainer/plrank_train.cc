@@ -47,12 +47,14 @@ int main(int argc, char** argv) {
     if (const std::vector<std::string> ignored =
             plrank::cli::IgnoredTrainFlags(job->objective.name, WasGiven);
         !ignored.empty()) {
+      const std::string why =
+          plrank::IsLinearObjective(job->objective.name)
+              ? std::string(" (it trains a linear model, not trees)")
+              : " (flags of the linear rankers " +
+                    absl::StrJoin(plrank::LinearObjectives(), " and ") + ")";
       std::fprintf(stderr, "plrank-train: note: --objective=%s ignores %s%s\n",
                    job->objective.name.c_str(),
-                   absl::StrJoin(ignored, ", ").c_str(),
-                   plrank::IsLinearObjective(job->objective.name)
-                       ? " (it trains a linear model, not trees)"
-                       : " (flags of the linear rankers ca and listmle)");
+                   absl::StrJoin(ignored, ", ").c_str(), why.c_str());
     }
     const bool quiet = absl::GetFlag(FLAGS_quiet);
     absl::StatusOr<plrank::TrainSummary> summary =

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/cleanup/cleanup.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
@@ -20,6 +21,7 @@
 #include "common/flag_parsing.h"
 #include "common/program.h"
 #include "core/objectives/registry.h"
+#include "core/pipeline/linear_trainers.h"
 
 ABSL_FLAG(std::string, train, "", "Training data (LETOR / SVMlight ranking text).");
 ABSL_FLAG(std::string, valid, "", "Validation data for progress and early stopping.");
@@ -162,22 +164,26 @@ std::vector<std::string> IgnoredTrainFlags(const std::string& objective,
       "pl_weighting", "pl_normalize_queries", "pl_diagonal_leaf_step",
       "pl_newton_damping", "pl_max_leaf_step", "lambdamart_sigma",
       "lambdamart_truncation"};
+  // A linear ranker ignores the booster's and the tree losses' flags and the
+  // other linear rankers'; a tree objective ignores the linear rankers' own.
+  const plrank::LinearTrainer* linear = plrank::FindLinearTrainer(objective);
   std::vector<std::string> candidates;
-  if (objective == "ca" || objective == "listmle") {
+  if (linear != nullptr) {
     candidates.assign(std::begin(kBoosterAndTreeLosses),
                       std::end(kBoosterAndTreeLosses));
-    if (objective == "ca") {
-      for (const char* flag : {"pl_topk", "listmle_l2", "listmle_max_iterations"}) {
-        candidates.push_back(flag);
-      }
-    } else {
-      for (const char* flag : {"ca_restarts", "ca_max_rounds"}) {
-        candidates.push_back(flag);
-      }
+  }
+  for (const plrank::LinearTrainer& trainer : plrank::LinearTrainers()) {
+    if (&trainer == linear) continue;
+    std::vector<std::string> flags;
+    if (linear != nullptr) flags = trainer.shared_flags;
+    flags.insert(flags.end(), trainer.own_flags.begin(),
+                 trainer.own_flags.end());
+    for (const std::string& flag : flags) {
+      const bool used = linear != nullptr &&
+                        (absl::c_linear_search(linear->own_flags, flag) ||
+                         absl::c_linear_search(linear->shared_flags, flag));
+      if (!used) candidates.push_back(flag);
     }
-  } else {
-    candidates = {"ca_restarts", "ca_max_rounds", "listmle_l2",
-                  "listmle_max_iterations"};
   }
   std::vector<std::string> ignored;
   for (const std::string& flag : candidates) {

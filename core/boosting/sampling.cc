@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/objectives/objective.h"
+
 namespace plrank {
 namespace {
 
@@ -49,7 +51,7 @@ void DocumentsOfBag(const Dataset& data, const std::vector<uint8_t>& query_in_ba
                     std::vector<uint32_t>* documents) {
   documents->clear();
   for (size_t q = 0; q < data.num_queries(); ++q) {
-    if (!query_in_bag.empty() && !query_in_bag[q]) continue;
+    if (!QueryInBag(query_in_bag, q)) continue;
     for (uint32_t i = data.query_begin(q); i < data.query_end(q); ++i) {
       documents->push_back(i);
     }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/data/ranking_order.h"
 #include "core/linear/informative_queries.h"
 #include "core/linear/linear_model.h"
 
@@ -76,14 +77,7 @@ double IncrementalNdcg::QueryNdcg(uint32_t j, const double* scores) {
   const uint32_t size = end - begin;
   for (uint32_t i = 0; i < size; ++i) order[i] = begin + i;
   auto ranks_before = [&](uint32_t a, uint32_t b) {
-    const double sa = scores[a];
-    const double sb = scores[b];
-    const bool nan_a = std::isnan(sa);
-    const bool nan_b = std::isnan(sb);
-    if (nan_a != nan_b) return nan_b;
-    if (!nan_a && sa != sb) return sa > sb;
-    if (labels[a] != labels[b]) return labels[a] < labels[b];
-    return a < b;
+    return RanksBefore(scores[a], labels[a], a, scores[b], labels[b], b);
   };
   const uint32_t top = std::min<uint32_t>(size, discount_.size());
   std::partial_sort(order, order + top, order + size, ranks_before);

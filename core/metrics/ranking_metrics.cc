@@ -11,6 +11,7 @@
 
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
+#include "core/data/ranking_order.h"
 
 namespace plrank {
 namespace {
@@ -67,14 +68,7 @@ absl::Span<const uint32_t> RankTop(absl::Span<const double> scores,
   order.resize(n);
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
   auto ranks_before = [&](uint32_t a, uint32_t b) {
-    const double sa = scores[a];
-    const double sb = scores[b];
-    const bool nan_a = std::isnan(sa);
-    const bool nan_b = std::isnan(sb);
-    if (nan_a != nan_b) return nan_b;
-    if (!nan_a && sa != sb) return sa > sb;
-    if (labels[a] != labels[b]) return labels[a] < labels[b];
-    return a < b;
+    return RanksBefore(scores[a], labels[a], a, scores[b], labels[b], b);
   };
   if (top < n) {
     std::partial_sort(order.begin(), order.begin() + top, order.end(),

@@ -12,11 +12,12 @@
 
 namespace plrank {
 
-// Ranking convention shared by every metric below: documents are ranked by
-// descending score; equal scores are ordered by ascending label (the worst
-// document first, so a constant scorer cannot look good), then by document
-// index, which makes the order total and reproducible. NaN scores rank last
-// (ordered among themselves by label, then index). Gains are 2^label - 1.
+// Ranking convention shared by every metric below: RanksBefore
+// (core/data/ranking_order.h): documents are ranked by descending score;
+// equal scores are ordered by ascending label (the worst document first, so a
+// constant scorer cannot look good), then by document index, which makes the
+// order total and reproducible. NaN scores rank last (ordered among
+// themselves by label, then index). Gains are 2^label - 1.
 
 // What a metric is for a query with no relevant document (every label 0,
 // so ideal DCG is 0). Applies to NDCG and MAP; for ERR, whose value for such

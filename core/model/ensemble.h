@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/data/score_transform.h"
+
 namespace plrank {
 
 // Values v with -kZeroAsMissingBound <= v <= kZeroAsMissingBound count as
@@ -39,12 +41,6 @@ struct Tree {
   bool treats_zero_as_missing(int32_t node) const {
     return !zero_as_missing.empty() && zero_as_missing[node] != 0;
   }
-};
-
-// How a model's outputs turn into one ranking score.
-enum class ScoreTransform {
-  kIdentity = 0,            // num_outputs == 1: the score is the output
-  kExpectedRelevance = 1,   // softmax over outputs k, score = sum_k k * P(k)
 };
 
 struct IterationMetrics {

@@ -11,42 +11,41 @@
 
 namespace plrank {
 
-absl::Status CosineObjective::Init(const Dataset& train, uint64_t /*seed*/) {
-  absl::StatusOr<QueryLabels> queries = QueryLabels::Build(train);
-  if (!queries.ok()) return queries.status();
-  queries_ = *std::move(queries);
-  const size_t num_queries = queries_.num_queries();
+absl::Status CosineObjective::InitQueries(const Dataset& /*train*/,
+                                          uint64_t /*seed*/) {
+  const size_t num_queries = queries().num_queries();
   target_scale_.assign(num_queries, 0.0);
   target_norm_.assign(num_queries, 0.0);
   skipped_queries_ = 0;
   for (size_t q = 0; q < num_queries; ++q) {
     double squared_norm = 0.0;
-    for (uint32_t i = queries_.begin(q); i < queries_.offsets[q + 1]; ++i) {
-      squared_norm += queries_.gains[i] * queries_.gains[i];
+    for (uint32_t i = queries().begin(q); i < queries().offsets[q + 1]; ++i) {
+      squared_norm += queries().gains[i] * queries().gains[i];
     }
     const double gain_norm = std::sqrt(squared_norm);
     // Not all equal implies some gain > 0, so both normalizers are > 0.
-    if (queries_.all_equal[q] || !(gain_norm > 0.0)) {
+    if (queries().all_equal[q] || !(gain_norm > 0.0)) {
       ++skipped_queries_;
       continue;
     }
-    target_scale_[q] = consistent_ ? 1.0 / queries_.ideal_dcg[q] : 1.0 / gain_norm;
+    target_scale_[q] =
+        consistent_ ? 1.0 / queries().ideal_dcg[q] : 1.0 / gain_norm;
     target_norm_[q] = gain_norm * target_scale_[q];
   }
   return absl::OkStatus();
 }
 
 void CosineObjective::QueryDerivatives(size_t q, const double* scores,
-                                       double* gradients,
-                                       double* hessians) const {
-  const uint32_t n = queries_.size(q);
+                                       double* gradients, double* hessians,
+                                       QueryScratch& /*scratch*/) const {
+  const uint32_t n = queries().size(q);
   const double scale = target_scale_[q];
   if (scale == 0.0) {
     std::fill(gradients, gradients + n, 0.0);
     std::fill(hessians, hessians + n, 0.0);
     return;
   }
-  const double* gains = queries_.gains.data() + queries_.begin(q);
+  const double* gains = queries().gains.data() + queries().begin(q);
   double squared_norm = 0.0;
   double dot = 0.0;
   for (uint32_t i = 0; i < n; ++i) {
@@ -70,13 +69,14 @@ void CosineObjective::QueryDerivatives(size_t q, const double* scores,
   }
 }
 
-double CosineObjective::QueryLoss(size_t q, const double* scores) const {
+double CosineObjective::QueryLoss(size_t q, const double* scores,
+                                  QueryScratch& /*scratch*/) const {
   const double scale = target_scale_[q];
   if (scale == 0.0) return 0.0;
-  const double* gains = queries_.gains.data() + queries_.begin(q);
+  const double* gains = queries().gains.data() + queries().begin(q);
   double squared_norm = 0.0;
   double dot = 0.0;
-  for (uint32_t i = 0; i < queries_.size(q); ++i) {
+  for (uint32_t i = 0; i < queries().size(q); ++i) {
     squared_norm += scores[i] * scores[i];
     dot += scores[i] * gains[i] * scale;
   }
@@ -84,29 +84,12 @@ double CosineObjective::QueryLoss(size_t q, const double* scores) const {
   return norm < kZeroNorm ? 1.0 : 1.0 - dot / norm;
 }
 
-void CosineObjective::ComputeGradients(absl::Span<const double> scores,
-                                       absl::Span<const uint8_t> query_in_bag,
-                                       absl::Span<float> gradients,
-                                       absl::Span<float> hessians) {
-  WriteQueryDerivatives(queries_, query_in_bag, gradients, hessians,
-                        [&](size_t q, double* first, double* second) {
-                          QueryDerivatives(q, scores.data() + queries_.begin(q),
-                                           first, second);
-                        });
-}
-
-double CosineObjective::Loss(absl::Span<const double> scores) const {
-  return SumOverQueries(queries_, [&](size_t q, QueryScratch& /*scratch*/) {
-    return QueryLoss(q, scores.data() + queries_.begin(q));
-  });
-}
-
 std::vector<std::string> CosineObjective::Describe() const {
   return {absl::StrFormat(
       "%s: per-query 1 - cos(s, %s); %d of %d queries skipped (all labels "
       "equal)",
       name(), consistent_ ? "G/Z" : "G", skipped_queries_,
-      queries_.num_queries())};
+      queries().num_queries())};
 }
 
 }  // namespace plrank

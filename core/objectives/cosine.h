@@ -9,7 +9,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
-#include "core/objectives/query_labels.h"
+#include "core/objectives/query_objective.h"
 
 namespace plrank {
 
@@ -30,7 +30,7 @@ namespace plrank {
 // One Newton step from there lands on s || t for a leaf holding the query.
 //
 // Queries whose labels are all equal are skipped (g = h = 0, loss 0).
-class CosineObjective : public Objective {
+class CosineObjective : public QueryObjective {
  public:
   static constexpr double kZeroNorm = 1e-12;
 
@@ -40,24 +40,20 @@ class CosineObjective : public Objective {
   std::string name() const override {
     return consistent_ ? "ccosmart" : "cosmart";
   }
-  absl::Status Init(const Dataset& train, uint64_t seed) override;
-  void ComputeGradients(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        absl::Span<float> gradients,
-                        absl::Span<float> hessians) override;
-  double Loss(absl::Span<const double> scores) const override;
   std::vector<std::string> Describe() const override;
 
-  // Gradients and hessians of query q in double precision (pointers at the
+  // Query q's gradients and hessians in double precision (pointers at the
   // query's first document).
   void QueryDerivatives(size_t q, const double* scores, double* gradients,
-                        double* hessians) const;
+                        double* hessians, QueryScratch& scratch) const override;
+  double QueryLoss(size_t q, const double* scores,
+                   QueryScratch& scratch) const override;
+
+ protected:
+  absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
 
  private:
-  double QueryLoss(size_t q, const double* scores) const;
-
   bool consistent_;
-  QueryLabels queries_;
   std::vector<double> target_scale_;  // per query: t = G * scale; 0 = skip
   std::vector<double> target_norm_;   // per query: ||t||
   int32_t skipped_queries_ = 0;

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "core/data/ranking_order.h"
 
 namespace plrank {
 
@@ -25,26 +26,24 @@ absl::Status ValidateLambdaMartOptions(const LambdaMartOptions& options) {
   return absl::OkStatus();
 }
 
-absl::Status LambdaMartObjective::Init(const Dataset& train, uint64_t /*seed*/) {
+absl::Status LambdaMartObjective::InitQueries(const Dataset& /*train*/,
+                                              uint64_t /*seed*/) {
   if (absl::Status s = ValidateLambdaMartOptions(options_); !s.ok()) return s;
-  absl::StatusOr<QueryLabels> queries = QueryLabels::Build(train);
-  if (!queries.ok()) return queries.status();
-  queries_ = *std::move(queries);
-  const size_t num_queries = queries_.num_queries();
+  const size_t num_queries = queries().num_queries();
   inverse_ideal_dcg_.assign(num_queries, 0.0);
   skipped_queries_ = 0;
   for (size_t q = 0; q < num_queries; ++q) {
     const double ideal = IdealDcg(
-        absl::MakeConstSpan(queries_.labels.data() + queries_.begin(q),
-                            queries_.size(q)),
+        absl::MakeConstSpan(queries().labels.data() + queries().begin(q),
+                            queries().size(q)),
         options_.truncation);
-    if (queries_.all_equal[q] || !(ideal > 0.0)) {
+    if (queries().all_equal[q] || !(ideal > 0.0)) {
       ++skipped_queries_;
       continue;
     }
     inverse_ideal_dcg_[q] = 1.0 / ideal;
   }
-  discounts_.resize(queries_.max_query_size);
+  discounts_.resize(queries().max_query_size);
   for (size_t r = 0; r < discounts_.size(); ++r) discounts_[r] = RankDiscount(r);
   return absl::OkStatus();
 }
@@ -144,18 +143,17 @@ bool LambdaMartObjective::RankQuery(size_t q, const double* scores,
                                     QueryScratch& scratch,
                                     RankedQuery* ranked) const {
   if (inverse_ideal_dcg_[q] == 0.0) return false;
-  const uint32_t n = queries_.size(q);
-  const int32_t* labels = queries_.labels.data() + queries_.begin(q);
-  const double* gains = queries_.gains.data() + queries_.begin(q);
+  const uint32_t n = queries().size(q);
+  const int32_t* labels = queries().labels.data() + queries().begin(q);
+  const double* gains = queries().gains.data() + queries().begin(q);
   scratch.order.resize(n);
   std::iota(scratch.order.begin(), scratch.order.end(), 0u);
-  // A total order, so the ranking never depends on the sort's internals.
-  std::sort(scratch.order.begin(), scratch.order.end(),
-            [&](uint32_t a, uint32_t b) {
-              if (scores[a] != scores[b]) return scores[a] > scores[b];
-              if (labels[a] != labels[b]) return labels[a] < labels[b];
-              return a < b;
-            });
+  // The metrics' total order, so the ranking never depends on the sort's
+  // internals.
+  std::sort(
+      scratch.order.begin(), scratch.order.end(), [&](uint32_t a, uint32_t b) {
+        return RanksBefore(scores[a], labels[a], a, scores[b], labels[b], b);
+      });
   scratch.labels.resize(n);
   scratch.work.resize(5 * static_cast<size_t>(n));
   double* work = scratch.work.data();
@@ -185,7 +183,7 @@ bool LambdaMartObjective::RankQuery(size_t q, const double* scores,
 void LambdaMartObjective::QueryDerivatives(size_t q, const double* scores,
                                            double* gradients, double* hessians,
                                            QueryScratch& scratch) const {
-  const uint32_t n = queries_.size(q);
+  const uint32_t n = queries().size(q);
   RankedQuery ranked;
   if (!RankQuery(q, scores, scratch, &ranked)) {
     std::fill(gradients, gradients + n, 0.0);
@@ -203,42 +201,17 @@ void LambdaMartObjective::QueryDerivatives(size_t q, const double* scores,
   }
 }
 
-void LambdaMartObjective::ComputeGradients(
-    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    absl::Span<float> gradients, absl::Span<float> hessians) {
-  ForEachQuery(queries_, [&](size_t q, QueryScratch& scratch) {
-    const uint32_t begin = queries_.begin(q);
-    const uint32_t n = queries_.size(q);
-    if (!QueryInBag(query_in_bag, q)) {
-      std::fill_n(gradients.begin() + begin, n, 0.0f);
-      std::fill_n(hessians.begin() + begin, n, 0.0f);
-      return;
-    }
-    scratch.first.resize(n);
-    scratch.second.resize(n);
-    QueryDerivatives(q, scores.data() + begin, scratch.first.data(),
-                     scratch.second.data(), scratch);
-    for (uint32_t i = 0; i < n; ++i) {
-      gradients[begin + i] = static_cast<float>(scratch.first[i]);
-      hessians[begin + i] = static_cast<float>(scratch.second[i]);
-    }
-  });
-}
-
-double LambdaMartObjective::Loss(absl::Span<const double> scores) const {
+double LambdaMartObjective::QueryLoss(size_t q, const double* scores,
+                                      QueryScratch& scratch) const {
+  RankedQuery ranked;
+  if (!RankQuery(q, scores, scratch, &ranked)) return 0.0;
   const double sigma = options_.sigma;
-  return SumOverQueries(queries_, [&](size_t q, QueryScratch& scratch) {
-    RankedQuery ranked;
-    if (!RankQuery(q, scores.data() + queries_.begin(q), scratch, &ranked)) {
-      return 0.0;
-    }
-    double loss = 0.0;
-    ForEachRow(ranked, sigma, [&](uint32_t i, auto ratio) {
-      loss += RowLoss(ranked, i, sigma, inverse_ideal_dcg_[q],
-                      discounts_.data(), ratio);
-    });
-    return loss;
+  double loss = 0.0;
+  ForEachRow(ranked, sigma, [&](uint32_t i, auto ratio) {
+    loss += RowLoss(ranked, i, sigma, inverse_ideal_dcg_[q], discounts_.data(),
+                    ratio);
   });
+  return loss;
 }
 
 std::vector<std::string> LambdaMartObjective::Describe() const {
@@ -247,7 +220,7 @@ std::vector<std::string> LambdaMartObjective::Describe() const {
       "labels equal or ideal DCG 0)",
       options_.sigma, options_.truncation,
       options_.truncation == 0 ? " (all pairs)" : "", skipped_queries_,
-      queries_.num_queries())};
+      queries().num_queries())};
 }
 
 }  // namespace plrank

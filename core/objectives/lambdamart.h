@@ -9,7 +9,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
-#include "core/objectives/query_labels.h"
+#include "core/objectives/query_objective.h"
 
 namespace plrank {
 
@@ -25,8 +25,9 @@ absl::Status ValidateLambdaMartOptions(const LambdaMartOptions& options);
 
 // LambdaMART (Burges 2010) with LightGBM's lambdarank gradients and hessians.
 //
-// Per query, documents are ranked by the current scores (descending; ties by
-// ascending label then index, the metrics' convention). For every pair
+// Per query, documents are ranked by the current scores in the project's one
+// ranking order (RanksBefore, core/data/ranking_order.h: descending; ties by
+// ascending label then index). For every pair
 // (h, l) with label_h > label_l and min(rank_h, rank_l) < truncation:
 //   dN   = (G_h - G_l) |D(rank_h) - D(rank_l)| / IDCG@truncation,
 //          G = 2^r - 1, D(r) = 1 / log2(r + 2)
@@ -39,24 +40,23 @@ absl::Status ValidateLambdaMartOptions(const LambdaMartOptions& options);
 // piecewise smooth: dN jumps when two scores cross). Queries whose labels are
 // all equal or whose ideal DCG is 0 get g = h = 0. Leaf values are the
 // default Newton step -sum g / (sum h + lambda_l2).
-class LambdaMartObjective : public Objective {
+class LambdaMartObjective : public QueryObjective {
  public:
   explicit LambdaMartObjective(const LambdaMartOptions& options)
       : options_(options) {}
 
   std::string name() const override { return "lambdamart"; }
-  absl::Status Init(const Dataset& train, uint64_t seed) override;
-  void ComputeGradients(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        absl::Span<float> gradients,
-                        absl::Span<float> hessians) override;
-  double Loss(absl::Span<const double> scores) const override;
   std::vector<std::string> Describe() const override;
 
   // Gradients and hessians of query q in double precision (scores, outputs
   // point at the query's first document); for tests and diagnostics.
   void QueryDerivatives(size_t q, const double* scores, double* gradients,
-                        double* hessians, QueryScratch& scratch) const;
+                        double* hessians, QueryScratch& scratch) const override;
+  double QueryLoss(size_t q, const double* scores,
+                   QueryScratch& scratch) const override;
+
+ protected:
+  absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
 
  private:
   struct RankedQuery;
@@ -66,7 +66,6 @@ class LambdaMartObjective : public Objective {
                  RankedQuery* ranked) const;
 
   LambdaMartOptions options_;
-  QueryLabels queries_;
   std::vector<double> inverse_ideal_dcg_;  // per query; 0 = skip the query
   std::vector<double> discounts_;          // D(rank) for rank < max size
   int32_t skipped_queries_ = 0;

@@ -22,38 +22,37 @@ double LogSumExp(const double* scores, uint32_t n) {
 
 }  // namespace
 
-absl::Status ListNetKlObjective::Init(const Dataset& train, uint64_t /*seed*/) {
-  absl::StatusOr<QueryLabels> queries = QueryLabels::Build(train);
-  if (!queries.ok()) return queries.status();
-  queries_ = *std::move(queries);
-  const size_t num_queries = queries_.num_queries();
+absl::Status ListNetKlObjective::InitQueries(const Dataset& /*train*/,
+                                             uint64_t /*seed*/) {
+  const size_t num_queries = queries().num_queries();
   target_scale_.assign(num_queries, 0.0);
   skipped_queries_ = 0;
   for (size_t q = 0; q < num_queries; ++q) {
     double gain_sum = 0.0;
-    for (uint32_t i = queries_.begin(q); i < queries_.offsets[q + 1]; ++i) {
-      gain_sum += queries_.gains[i];
+    for (uint32_t i = queries().begin(q); i < queries().offsets[q + 1]; ++i) {
+      gain_sum += queries().gains[i];
     }
-    if (queries_.all_equal[q] || !(gain_sum > 0.0)) {
+    if (queries().all_equal[q] || !(gain_sum > 0.0)) {
       ++skipped_queries_;
       continue;
     }
-    target_scale_[q] = consistent_ ? 1.0 / queries_.ideal_dcg[q] : 1.0 / gain_sum;
+    target_scale_[q] =
+        consistent_ ? 1.0 / queries().ideal_dcg[q] : 1.0 / gain_sum;
   }
   return absl::OkStatus();
 }
 
 void ListNetKlObjective::QueryDerivatives(size_t q, const double* scores,
-                                          double* gradients,
-                                          double* hessians) const {
-  const uint32_t n = queries_.size(q);
+                                          double* gradients, double* hessians,
+                                          QueryScratch& /*scratch*/) const {
+  const uint32_t n = queries().size(q);
   const double scale = target_scale_[q];
   if (scale == 0.0) {
     std::fill(gradients, gradients + n, 0.0);
     std::fill(hessians, hessians + n, 0.0);
     return;
   }
-  const double* gains = queries_.gains.data() + queries_.begin(q);
+  const double* gains = queries().gains.data() + queries().begin(q);
   double target_sum = 0.0;
   for (uint32_t i = 0; i < n; ++i) target_sum += gains[i] * scale;
   // Softmax with one exp per document: the unnormalized values go to
@@ -72,30 +71,19 @@ void ListNetKlObjective::QueryDerivatives(size_t q, const double* scores,
   }
 }
 
-void ListNetKlObjective::ComputeGradients(
-    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    absl::Span<float> gradients, absl::Span<float> hessians) {
-  WriteQueryDerivatives(queries_, query_in_bag, gradients, hessians,
-                        [&](size_t q, double* first, double* second) {
-                          QueryDerivatives(q, scores.data() + queries_.begin(q),
-                                           first, second);
-                        });
-}
-
-double ListNetKlObjective::Loss(absl::Span<const double> scores) const {
-  return SumOverQueries(queries_, [&](size_t q, QueryScratch& /*scratch*/) {
-    const double scale = target_scale_[q];
-    if (scale == 0.0) return 0.0;
-    const uint32_t n = queries_.size(q);
-    const double* s = scores.data() + queries_.begin(q);
-    const double* gains = queries_.gains.data() + queries_.begin(q);
-    const double log_normalizer = LogSumExp(s, n);
-    double loss = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-      loss += gains[i] * scale * (log_normalizer - s[i]);
-    }
-    return loss;
-  });
+double ListNetKlObjective::QueryLoss(size_t q, const double* scores,
+                                     QueryScratch& /*scratch*/) const {
+  const double scale = target_scale_[q];
+  if (scale == 0.0) return 0.0;
+  const uint32_t n = queries().size(q);
+  const double* s = scores;
+  const double* gains = queries().gains.data() + queries().begin(q);
+  const double log_normalizer = LogSumExp(s, n);
+  double loss = 0.0;
+  for (uint32_t i = 0; i < n; ++i) {
+    loss += gains[i] * scale * (log_normalizer - s[i]);
+  }
+  return loss;
 }
 
 std::vector<std::string> ListNetKlObjective::Describe() const {
@@ -103,7 +91,7 @@ std::vector<std::string> ListNetKlObjective::Describe() const {
       "%s: per-query ListNet top-1 cross entropy to %s; %d of %d queries "
       "skipped (all labels equal)",
       name(), consistent_ ? "G/Z" : "G/sum(G)", skipped_queries_,
-      queries_.num_queries())};
+      queries().num_queries())};
 }
 
 }  // namespace plrank

@@ -9,7 +9,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
-#include "core/objectives/query_labels.h"
+#include "core/objectives/query_objective.h"
 
 namespace plrank {
 
@@ -21,7 +21,7 @@ namespace plrank {
 // With T = sum t: g_i = T p_i - t_i and h_i = T p_i (1 - p_i), the exact
 // gradient and Hessian diagonal (for klmart T = 1: g = p - t, h = p(1 - p)).
 // Queries whose labels are all equal are skipped (g = h = 0, loss 0).
-class ListNetKlObjective : public Objective {
+class ListNetKlObjective : public QueryObjective {
  public:
   // consistent = false: klmart, true: cklmart.
   explicit ListNetKlObjective(bool consistent) : consistent_(consistent) {}
@@ -29,22 +29,20 @@ class ListNetKlObjective : public Objective {
   std::string name() const override {
     return consistent_ ? "cklmart" : "klmart";
   }
-  absl::Status Init(const Dataset& train, uint64_t seed) override;
-  void ComputeGradients(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        absl::Span<float> gradients,
-                        absl::Span<float> hessians) override;
-  double Loss(absl::Span<const double> scores) const override;
   std::vector<std::string> Describe() const override;
 
-  // Gradients and hessians of query q in double precision (pointers at the
+  // Query q's gradients and hessians in double precision (pointers at the
   // query's first document).
   void QueryDerivatives(size_t q, const double* scores, double* gradients,
-                        double* hessians) const;
+                        double* hessians, QueryScratch& scratch) const override;
+  double QueryLoss(size_t q, const double* scores,
+                   QueryScratch& scratch) const override;
+
+ protected:
+  absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
 
  private:
   bool consistent_;
-  QueryLabels queries_;
   std::vector<double> target_scale_;  // per query: t = G * scale; 0 = skip
   int32_t skipped_queries_ = 0;
 };

@@ -9,7 +9,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
-#include "core/objectives/query_labels.h"
+#include "core/objectives/query_objective.h"
 
 namespace plrank {
 
@@ -27,9 +27,10 @@ struct McRankOptions {
 //   g_ik = p_ik - [y_i = k],   h_ik = factor * p_ik (1 - p_ik).
 // Scores are out-major: s_ik = scores[k * num_documents + i]. Documents are
 // ranked by the expected relevance sum_k k p_ik, which the trainer asks the
-// scorer for (ScoreTransform::kExpectedRelevance). Every query is used, also
-// those whose labels are all equal (the classes still carry information).
-class McRankObjective : public Objective {
+// scorer for (output_transform() is ScoreTransform::kExpectedRelevance). Every
+// query is used, also those whose labels are all equal (the classes still carry
+// information).
+class McRankObjective : public QueryObjective {
  public:
   // More classes than this is almost surely a mislabeled file.
   static constexpr int32_t kMaxClasses = 32;
@@ -39,12 +40,13 @@ class McRankObjective : public Objective {
   std::string name() const override { return "mcrank"; }
   // 1 before Init.
   int32_t num_outputs() const override { return num_classes_; }
-  absl::Status Init(const Dataset& train, uint64_t seed) override;
-  void ComputeGradients(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        absl::Span<float> gradients,
-                        absl::Span<float> hessians) override;
-  double Loss(absl::Span<const double> scores) const override;
+  ScoreTransform output_transform() const override {
+    return ScoreTransform::kExpectedRelevance;
+  }
+  void QueryDerivatives(size_t q, const double* scores, double* gradients,
+                        double* hessians, QueryScratch& scratch) const override;
+  double QueryLoss(size_t q, const double* scores,
+                   QueryScratch& scratch) const override;
   std::vector<std::string> Describe() const override;
 
   // Softmax over the num_classes outputs of document `document` out of
@@ -53,10 +55,13 @@ class McRankObjective : public Objective {
                                  size_t num_documents, int32_t num_classes,
                                  size_t document, double* probabilities);
 
+ protected:
+  absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
+
  private:
   McRankOptions options_;
-  QueryLabels queries_;
   int32_t num_classes_ = 1;
+  double hessian_factor_ = 1.0;  // K / (K - 1) or 1
 };
 
 }  // namespace plrank

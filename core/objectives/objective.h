@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
+#include "core/data/score_transform.h"
 
 namespace plrank {
 
@@ -28,6 +29,12 @@ struct LeafAssignment {
   double lambda_l2 = 0.0;
 };
 
+// True when query q takes part in this iteration: the one reading of the
+// query_in_bag flags the booster hands to ComputeGradients (empty: all do).
+inline bool QueryInBag(absl::Span<const uint8_t> query_in_bag, size_t q) {
+  return query_in_bag.empty() || query_in_bag[q] != 0;
+}
+
 // A boosting loss. The booster and the tree learner know objectives only
 // through this interface; adding a loss never touches them.
 //
@@ -45,6 +52,12 @@ class Objective {
 
   // Number of model outputs (trees per iteration): 1 for ranking losses.
   virtual int32_t num_outputs() const { return 1; }
+
+  // How the model's outputs become one ranking score; the trainer stores it
+  // in the model and ranks validation data by it. Identity for one output.
+  virtual ScoreTransform output_transform() const {
+    return ScoreTransform::kIdentity;
+  }
 
   // Binds to the training set (labels and query boundaries): draws
   // permutations, builds contexts, precomputes ideal DCGs, ... `seed` makes

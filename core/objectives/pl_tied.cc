@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/objectives/pl_leaf_step.h"
-#include "core/objectives/pl_query_loop.h"
 
 namespace plrank {
 namespace {
@@ -126,9 +126,9 @@ double PrepareQuery(const double* scores, const PlTieQuery& query,
 
 // L'(d) and the hessian diagonal (as a positive number) of every document.
 template <typename Store>
-void QueryDerivatives(const double* scores, const PlTieQuery& query,
-                      const PlTieGroups& groups, PlTies ties,
-                      TiedWorkspace& ws, Store store) {
+void TiedQueryDerivatives(const double* scores, const PlTieQuery& query,
+                          const PlTieGroups& groups, PlTies ties,
+                          TiedWorkspace& ws, Store store) {
   if (query.num_terms == 0) {
     for (uint32_t d = 0; d < query.size; ++d) store(d, 0.0, 0.0);
     return;
@@ -176,8 +176,9 @@ void QueryDerivatives(const double* scores, const PlTieQuery& query,
   }
 }
 
-double QueryLoss(const double* scores, const PlTieQuery& query,
-                 const PlTieGroups& groups, PlTies ties, TiedWorkspace& ws) {
+double TiedQueryLoss(const double* scores, const PlTieQuery& query,
+                     const PlTieGroups& groups, PlTies ties,
+                     TiedWorkspace& ws) {
   if (query.num_terms == 0) return 0.0;
   const double max_score = PrepareQuery(scores, query, groups, ties, ws);
   const PlTieGroup* group = groups.groups(query);
@@ -276,58 +277,53 @@ void AccumulateQuery(const double* scores, const int32_t* leaf,
   for (int32_t u : ws.touched_list) ws.touched[u] = 0;
 }
 
+// The base's per-thread scratch plus the tie-group workspace.
+struct TiedScratch : QueryScratch {
+  TiedWorkspace ws;
+};
+
 }  // namespace
 
-absl::Status PlackettLuceTiedObjective::Init(const Dataset& train,
-                                             uint64_t /*seed*/) {
+absl::Status PlackettLuceTiedObjective::InitQueries(const Dataset& train,
+                                                    uint64_t /*seed*/) {
   absl::StatusOr<PlTieGroups> groups = PlTieGroups::Build(train, options_);
   if (!groups.ok()) return groups.status();
   groups_ = *std::move(groups);
   return absl::OkStatus();
 }
 
-template <typename T>
-void PlackettLuceTiedObjective::WriteDerivatives(
-    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    pl_internal::DerivativeForm form, T* first, T* second) const {
-  const PlTies ties = options_.ties;
-  pl_internal::ForEachQueryDerivatives<TiedWorkspace>(
-      groups_.queries(), query_in_bag, form, first, second,
-      [&](TiedWorkspace& ws) {
-        ws.Reserve(groups_.max_query_size(), groups_.max_groups());
-      },
-      [&](TiedWorkspace& ws, const PlTieQuery& query, auto store) {
-        QueryDerivatives(scores.data() + query.begin, query, groups_, ties, ws,
-                         store);
-      });
+std::unique_ptr<QueryScratch> PlackettLuceTiedObjective::NewScratch() const {
+  auto scratch = std::make_unique<TiedScratch>();
+  scratch->ws.Reserve(groups_.max_query_size(), groups_.max_groups());
+  return scratch;
+}
+
+void PlackettLuceTiedObjective::QueryDerivatives(size_t q, const double* scores,
+                                                 double* gradients,
+                                                 double* hessians,
+                                                 QueryScratch& scratch) const {
+  // The booster minimizes: gradient = -L'(d).
+  TiedQueryDerivatives(scores, groups_.queries()[q], groups_, options_.ties,
+                       static_cast<TiedScratch&>(scratch).ws,
+                       [&](uint32_t d, double l1, double curvature) {
+                         gradients[d] = -l1;
+                         hessians[d] = curvature;
+                       });
+}
+
+double PlackettLuceTiedObjective::QueryLoss(size_t q, const double* scores,
+                                            QueryScratch& scratch) const {
+  return TiedQueryLoss(scores, groups_.queries()[q], groups_, options_.ties,
+                       static_cast<TiedScratch&>(scratch).ws);
 }
 
 void PlackettLuceTiedObjective::ComputeDerivatives(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
     absl::Span<double> first, absl::Span<double> diagonal_second) const {
-  WriteDerivatives(scores, query_in_bag,
-                   pl_internal::DerivativeForm::kLogLikelihood, first.data(),
-                   diagonal_second.data());
-}
-
-void PlackettLuceTiedObjective::ComputeGradients(
-    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    absl::Span<float> gradients, absl::Span<float> hessians) {
-  WriteDerivatives(scores, query_in_bag,
-                   pl_internal::DerivativeForm::kBoosterGradient,
-                   gradients.data(), hessians.data());
-}
-
-double PlackettLuceTiedObjective::Loss(absl::Span<const double> scores) const {
-  const PlTies ties = options_.ties;
-  return pl_internal::SumQueryLosses<TiedWorkspace>(
-      groups_.queries(),
-      [&](TiedWorkspace& ws) {
-        ws.Reserve(groups_.max_query_size(), groups_.max_groups());
-      },
-      [&](TiedWorkspace& ws, const PlTieQuery& query) {
-        return QueryLoss(scores.data() + query.begin, query, groups_, ties, ws);
-      });
+  ComputeDerivativesDouble(scores, query_in_bag, first, diagonal_second);
+  // L' = -gradient and LL'' = -hessian: negation is exact.
+  for (double& value : first) value = -value;
+  for (double& value : diagonal_second) value = -value;
 }
 
 PlackettLuceTiedObjective::LeafDerivatives

@@ -2,6 +2,7 @@
 #define PLRANK_CORE_OBJECTIVES_PL_TIED_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,9 +10,9 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
-#include "core/objectives/pl_query_loop.h"
 #include "core/objectives/pl_tie_groups.h"
 #include "core/objectives/plackett_luce_options.h"
+#include "core/objectives/query_objective.h"
 
 namespace plrank {
 
@@ -36,21 +37,20 @@ namespace plrank {
 //   L''_U = -sum_{G,k} w P (1 - P),  value = L'_U / (-L''_U + l2 + damping N_U)
 // clipped to max_leaf_step. Every sum is formed from positive terms (no
 // total-minus-part cancellation). Deterministic for any thread count.
-class PlackettLuceTiedObjective : public Objective {
+class PlackettLuceTiedObjective : public QueryObjective {
  public:
   explicit PlackettLuceTiedObjective(const PlackettLuceOptions& options)
       : options_(options) {}
 
   std::string name() const override { return "plrank"; }
-  absl::Status Init(const Dataset& train, uint64_t seed) override;
-  void ComputeGradients(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        absl::Span<float> gradients,
-                        absl::Span<float> hessians) override;
+  // Query q's booster gradient -L'(d) and hessian (see above).
+  void QueryDerivatives(size_t q, const double* scores, double* gradients,
+                        double* hessians, QueryScratch& scratch) const override;
+  double QueryLoss(size_t q, const double* scores,
+                   QueryScratch& scratch) const override;
   void ComputeLeafValues(absl::Span<const double> scores,
                          const LeafAssignment& assignment,
                          absl::Span<double> leaf_values) const override;
-  double Loss(absl::Span<const double> scores) const override;
   std::vector<std::string> Describe() const override;
 
   // L'(d) and the diagonal of LL'' (<= 0) in double, for tests.
@@ -69,13 +69,11 @@ class PlackettLuceTiedObjective : public Objective {
       absl::Span<const double> scores,
       absl::Span<const int32_t> leaf_of_document, int32_t num_leaves) const;
 
- private:
-  template <typename T>
-  void WriteDerivatives(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        pl_internal::DerivativeForm form, T* first,
-                        T* second) const;
+ protected:
+  absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
+  std::unique_ptr<QueryScratch> NewScratch() const override;
 
+ private:
   PlackettLuceOptions options_;
   PlTieGroups groups_;
 };

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "core/objectives/pl_query_kernel.h"
-#include "core/objectives/pl_query_loop.h"
 
 namespace plrank {
 namespace {
@@ -35,9 +35,9 @@ using pl_internal::PrepareQuery;
 // formed without cancellation for the tail's largest document (the sum of
 // the others) and is >= S_K / 2 for every other one.
 template <typename Store>
-void QueryDerivatives(const double* scores, const PlQuery& query,
-                      const PlContexts& contexts, PlWorkspace& ws,
-                      Store store) {
+void PlQueryDerivatives(const double* scores, const PlQuery& query,
+                        const PlContexts& contexts, PlWorkspace& ws,
+                        Store store) {
   const uint32_t n = query.size;
   const uint32_t depth = query.depth;
   if (depth == 0) {
@@ -139,8 +139,8 @@ void QueryDerivatives(const double* scores, const PlQuery& query,
 
 // -LL of one query: sum_p sum_j [w_j log S_j - (s_pi(j) - max_s) / m]
 // (the max_s shifts cancel because the weights sum to 1 at every level).
-double QueryLoss(const double* scores, const PlQuery& query,
-                 const PlContexts& contexts, PlWorkspace& ws) {
+double PlQueryLoss(const double* scores, const PlQuery& query,
+                   const PlContexts& contexts, PlWorkspace& ws) {
   if (query.depth == 0) return 0.0;
   double max_score;
   const double rest = PrepareQuery(scores, query, contexts, ws, &max_score);
@@ -158,9 +158,15 @@ double QueryLoss(const double* scores, const PlQuery& query,
   return normalizers - chosen / m;
 }
 
+// The base's per-thread scratch plus the Plackett-Luce workspace.
+struct PlScratch : QueryScratch {
+  PlWorkspace ws;
+};
+
 }  // namespace
 
-absl::Status PlackettLuceObjective::Init(const Dataset& train, uint64_t seed) {
+absl::Status PlackettLuceObjective::InitQueries(const Dataset& train,
+                                                uint64_t seed) {
   absl::StatusOr<PlContexts> contexts = PlContexts::Build(train, options_, seed);
   if (!contexts.ok()) return contexts.status();
   contexts_ = *std::move(contexts);
@@ -170,6 +176,7 @@ absl::Status PlackettLuceObjective::Init(const Dataset& train, uint64_t seed) {
 absl::Status PlackettLuceObjective::InitWithPermutations(
     const Dataset& train,
     const std::vector<std::vector<std::vector<uint32_t>>>& permutations) {
+  if (absl::Status status = BindQueries(train); !status.ok()) return status;
   absl::StatusOr<PlContexts> contexts =
       PlContexts::FromPermutations(train, options_, permutations);
   if (!contexts.ok()) return contexts.status();
@@ -177,47 +184,38 @@ absl::Status PlackettLuceObjective::InitWithPermutations(
   return absl::OkStatus();
 }
 
+std::unique_ptr<QueryScratch> PlackettLuceObjective::NewScratch() const {
+  auto scratch = std::make_unique<PlScratch>();
+  scratch->ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
+  return scratch;
+}
+
+void PlackettLuceObjective::QueryDerivatives(size_t q, const double* scores,
+                                             double* gradients,
+                                             double* hessians,
+                                             QueryScratch& scratch) const {
+  // The booster minimizes: gradient = -L'(d).
+  PlQueryDerivatives(scores, contexts_.queries()[q], contexts_,
+                     static_cast<PlScratch&>(scratch).ws,
+                     [&](uint32_t d, double l1, double curvature) {
+                       gradients[d] = -l1;
+                       hessians[d] = curvature;
+                     });
+}
+
+double PlackettLuceObjective::QueryLoss(size_t q, const double* scores,
+                                        QueryScratch& scratch) const {
+  return PlQueryLoss(scores, contexts_.queries()[q], contexts_,
+                     static_cast<PlScratch&>(scratch).ws);
+}
+
 void PlackettLuceObjective::ComputeDerivatives(
     absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
     absl::Span<double> first, absl::Span<double> diagonal_second) const {
-  WriteDerivatives(scores, query_in_bag,
-                   pl_internal::DerivativeForm::kLogLikelihood, first.data(),
-                   diagonal_second.data());
-}
-
-void PlackettLuceObjective::ComputeGradients(
-    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    absl::Span<float> gradients, absl::Span<float> hessians) {
-  // The booster minimizes: gradient = -L'(d).
-  WriteDerivatives(scores, query_in_bag,
-                   pl_internal::DerivativeForm::kBoosterGradient,
-                   gradients.data(), hessians.data());
-}
-
-template <typename T>
-void PlackettLuceObjective::WriteDerivatives(
-    absl::Span<const double> scores, absl::Span<const uint8_t> query_in_bag,
-    pl_internal::DerivativeForm form, T* first, T* second) const {
-  pl_internal::ForEachQueryDerivatives<PlWorkspace>(
-      contexts_.queries(), query_in_bag, form, first, second,
-      [&](PlWorkspace& ws) {
-        ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
-      },
-      [&](PlWorkspace& ws, const PlQuery& query, auto store) {
-        QueryDerivatives(scores.data() + query.begin, query, contexts_, ws,
-                         store);
-      });
-}
-
-double PlackettLuceObjective::Loss(absl::Span<const double> scores) const {
-  return pl_internal::SumQueryLosses<PlWorkspace>(
-      contexts_.queries(),
-      [&](PlWorkspace& ws) {
-        ws.Reserve(contexts_.max_query_size(), contexts_.max_depth());
-      },
-      [&](PlWorkspace& ws, const PlQuery& query) {
-        return QueryLoss(scores.data() + query.begin, query, contexts_, ws);
-      });
+  ComputeDerivativesDouble(scores, query_in_bag, first, diagonal_second);
+  // L' = -gradient and LL'' = -hessian: negation is exact.
+  for (double& value : first) value = -value;
+  for (double& value : diagonal_second) value = -value;
 }
 
 std::vector<std::string> PlackettLuceObjective::Describe() const {

@@ -2,6 +2,7 @@
 #define PLRANK_CORE_OBJECTIVES_PLACKETT_LUCE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,8 +11,8 @@
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
 #include "core/objectives/pl_contexts.h"
-#include "core/objectives/pl_query_loop.h"
 #include "core/objectives/plackett_luce_options.h"
+#include "core/objectives/query_objective.h"
 
 namespace plrank {
 
@@ -32,26 +33,25 @@ namespace plrank {
 // to the scores (times the learning rate): the ascent direction of LL.
 //
 // All methods are deterministic whatever the OpenMP thread count.
-class PlackettLuceObjective : public Objective {
+class PlackettLuceObjective : public QueryObjective {
  public:
   explicit PlackettLuceObjective(const PlackettLuceOptions& options)
       : options_(options) {}
 
   std::string name() const override { return "plrank"; }
-  absl::Status Init(const Dataset& train, uint64_t seed) override;
   // Init with given ground-truth permutations (see PlContexts).
   absl::Status InitWithPermutations(
       const Dataset& train,
       const std::vector<std::vector<std::vector<uint32_t>>>& permutations);
 
-  void ComputeGradients(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        absl::Span<float> gradients,
-                        absl::Span<float> hessians) override;
+  // Query q's booster gradient -L'(d) and hessian (see above).
+  void QueryDerivatives(size_t q, const double* scores, double* gradients,
+                        double* hessians, QueryScratch& scratch) const override;
+  double QueryLoss(size_t q, const double* scores,
+                   QueryScratch& scratch) const override;
   void ComputeLeafValues(absl::Span<const double> scores,
                          const LeafAssignment& assignment,
                          absl::Span<double> leaf_values) const override;
-  double Loss(absl::Span<const double> scores) const override;
   std::vector<std::string> Describe() const override;
 
   // Exact first/second derivatives of LL w.r.t. a shift of each leaf, and
@@ -77,13 +77,11 @@ class PlackettLuceObjective : public Objective {
   const PlContexts& contexts() const { return contexts_; }
   const PlackettLuceOptions& options() const { return options_; }
 
- private:
-  template <typename T>
-  void WriteDerivatives(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        pl_internal::DerivativeForm form, T* first,
-                        T* second) const;
+ protected:
+  absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
+  std::unique_ptr<QueryScratch> NewScratch() const override;
 
+ private:
   PlackettLuceOptions options_;
   PlContexts contexts_;
 };

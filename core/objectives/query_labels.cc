@@ -29,9 +29,10 @@ absl::StatusOr<QueryLabels> QueryLabels::Build(const Dataset& data) {
         "query offsets do not cover the training documents");
   }
   for (size_t i = 0; i < num_documents; ++i) {
-    if (data.labels[i] < 0 || data.labels[i] > 62) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "label %d of document %d is outside [0, 62]", data.labels[i], i));
+    if (data.labels[i] < 0 || data.labels[i] > kMaxLabel) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("label %d of document %d is outside [0, %d]",
+                          data.labels[i], i, kMaxLabel));
     }
   }
   result.offsets = data.query_offsets;

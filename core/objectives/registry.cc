@@ -1,6 +1,5 @@
 #include "core/objectives/registry.h"
 
-#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -125,50 +124,34 @@ absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
   for (const auto& [name, factory] : Factories()) {
     if (name == options.name) return factory(options);
   }
-  if (absl::Status known = CheckObjectiveName(options.name); !known.ok()) {
-    return known;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("objective '", options.name,
-                   "' is a linear ranker, not a tree objective"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "objective '", options.name, "' is not a tree objective",
+      ObjectiveNameHint(options.name),
+      "; tree objectives: ", absl::StrJoin(TreeObjectives(), ", ")));
 }
 
-std::vector<std::string> KnownObjectives() {
+std::vector<std::string> TreeObjectives() {
   std::vector<std::string> names;
   for (const auto& [name, factory] : Factories()) names.push_back(name);
-  for (const std::string& name : LinearObjectives()) names.push_back(name);
   return names;
 }
 
-std::vector<std::string> LinearObjectives() { return {"ca", "listmle"}; }
-
-absl::Status CheckObjectiveName(const std::string& name) {
-  const std::vector<std::string> known = KnownObjectives();
-  if (std::find(known.begin(), known.end(), name) != known.end()) {
-    return absl::OkStatus();
-  }
+std::string ObjectiveNameHint(const std::string& name) {
   // LightGBM's and XGBoost's names for the ones we have.
   static const auto* kOtherNames =
       new std::vector<std::pair<std::string, std::string>>{
-          {"lambdarank", "lambdamart"},
-          {"rank:ndcg", "lambdamart"},
-          {"rank:pairwise", "lambdamart"},
-          {"rank_xendcg", "xendcg"},
-          {"xe_ndcg", "xendcg"},
-          {"xendcg_mart", "xendcg"},
-          {"xe_ndcg_mart", "xendcg"},
-          {"listnet", "klmart"},
-          {"coordinate_ascent", "ca"},
-          {"pl", "plrank"},
+          {"lambdarank", "lambdamart"},    {"rank:ndcg", "lambdamart"},
+          {"rank:pairwise", "lambdamart"}, {"rank_xendcg", "xendcg"},
+          {"xe_ndcg", "xendcg"},           {"xendcg_mart", "xendcg"},
+          {"xe_ndcg_mart", "xendcg"},      {"listnet", "klmart"},
+          {"coordinate_ascent", "ca"},     {"pl", "plrank"},
           {"plackett_luce", "plrank"},
       };
-  std::string hint;
   for (const auto& [other, ours] : *kOtherNames) {
-    if (other == name) hint = absl::StrCat(" (for '", name, "' use ", ours, ")");
+    if (other == name)
+      return absl::StrCat(" (for '", name, "' use ", ours, ")");
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("--objective: unknown objective '", name, "'", hint,
-                   "; known: ", absl::StrJoin(known, ", ")));
+  return "";
 }
 
 }  // namespace plrank

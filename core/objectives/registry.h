@@ -50,23 +50,19 @@ struct ObjectiveOptions {
 // clip of 100 only guard tiny curvature). Other fields keep `base`'s values.
 ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base);
 
-// A new, not yet Init()-ed tree objective. InvalidArgument for an unknown
-// name (the message lists the known ones, see CheckObjectiveName), a linear
-// ranker's name, or out-of-range options.
+// A new, not yet Init()-ed tree objective. InvalidArgument for a name that
+// is not one of TreeObjectives() (the message lists them) or out-of-range
+// options. The linear rankers are registered trainers of the pipeline
+// (core/pipeline/linear_trainers.h), which also checks --objective names.
 absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
     const ObjectiveOptions& options);
 
-// Every --objective name, in a stable order: the tree objectives
-// MakeObjective builds, then the linear rankers (LinearObjectives()).
-std::vector<std::string> KnownObjectives();
+// The names MakeObjective builds, in a stable order.
+std::vector<std::string> TreeObjectives();
 
-// The linear rankers ("ca", "listmle"), trained by core/linear rather than
-// built by MakeObjective.
-std::vector<std::string> LinearObjectives();
-
-// OK for a name of KnownObjectives(); otherwise InvalidArgument listing
-// them (and the PLRank name of a LightGBM objective such as "lambdarank").
-absl::Status CheckObjectiveName(const std::string& name);
+// " (for 'lambdarank' use lambdamart)" for a LightGBM or XGBoost name of an
+// objective we have under another name; "" otherwise.
+std::string ObjectiveNameHint(const std::string& name);
 
 }  // namespace plrank
 

@@ -9,7 +9,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
-#include "core/objectives/query_labels.h"
+#include "core/objectives/query_objective.h"
 
 namespace plrank {
 
@@ -25,24 +25,24 @@ enum class SquaredLossTarget {
 // default leaf value is the (L2-shrunk) mean residual. Every query is used,
 // including those whose labels are all equal: a pointwise target still says
 // something there.
-class SquaredLossObjective : public Objective {
+class SquaredLossObjective : public QueryObjective {
  public:
   explicit SquaredLossObjective(SquaredLossTarget target) : target_(target) {}
 
   std::string name() const override;
-  absl::Status Init(const Dataset& train, uint64_t seed) override;
-  void ComputeGradients(absl::Span<const double> scores,
-                        absl::Span<const uint8_t> query_in_bag,
-                        absl::Span<float> gradients,
-                        absl::Span<float> hessians) override;
-  double Loss(absl::Span<const double> scores) const override;
+  void QueryDerivatives(size_t q, const double* scores, double* gradients,
+                        double* hessians, QueryScratch& scratch) const override;
+  double QueryLoss(size_t q, const double* scores,
+                   QueryScratch& scratch) const override;
   std::vector<std::string> Describe() const override;
 
   absl::Span<const double> targets() const { return targets_; }
 
+ protected:
+  absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
+
  private:
   SquaredLossTarget target_;
-  QueryLabels queries_;
   std::vector<double> targets_;  // per document
 };
 

@@ -43,21 +43,19 @@ double PowerOfTwo(int32_t label) { return std::ldexp(1.0, label); }
 
 }  // namespace
 
-absl::Status XendcgObjective::Init(const Dataset& train, uint64_t seed) {
-  absl::StatusOr<QueryLabels> queries = QueryLabels::Build(train);
-  if (!queries.ok()) return queries.status();
-  queries_ = *std::move(queries);
+absl::Status XendcgObjective::InitQueries(const Dataset& /*train*/,
+                                          uint64_t seed) {
   seed_ = seed;
   iteration_ = 0;
-  const size_t num_queries = queries_.num_queries();
+  const size_t num_queries = queries().num_queries();
   skip_.assign(num_queries, 0);
   skipped_queries_ = 0;
   for (size_t q = 0; q < num_queries; ++q) {
     int64_t label_sum = 0;
-    for (uint32_t i = queries_.begin(q); i < queries_.offsets[q + 1]; ++i) {
-      label_sum += queries_.labels[i];
+    for (uint32_t i = queries().begin(q); i < queries().offsets[q + 1]; ++i) {
+      label_sum += queries().labels[i];
     }
-    if (queries_.size(q) <= 1 || label_sum == 0) {
+    if (queries().size(q) <= 1 || label_sum == 0) {
       skip_[q] = 1;
       ++skipped_queries_;
     }
@@ -67,8 +65,8 @@ absl::Status XendcgObjective::Init(const Dataset& train, uint64_t seed) {
 
 void XendcgObjective::DrawPhi(size_t q, uint64_t iteration,
                               absl::Span<double> phi) const {
-  const uint32_t n = queries_.size(q);
-  const int32_t* labels = queries_.labels.data() + queries_.begin(q);
+  const uint32_t n = queries().size(q);
+  const int32_t* labels = queries().labels.data() + queries().begin(q);
   SplitMix64 rng(StreamSeed(seed_, iteration, q));
   for (uint32_t i = 0; i < n; ++i) {
     phi[i] = PowerOfTwo(labels[i]) - UnitUniform(rng);
@@ -156,52 +154,49 @@ void XendcgObjective::ComputeGradients(absl::Span<const double> scores,
                                        absl::Span<const uint8_t> query_in_bag,
                                        absl::Span<float> gradients,
                                        absl::Span<float> hessians) {
-  const uint64_t iteration = iteration_++;
-  ForEachQuery(queries_, [&](size_t q, QueryScratch& scratch) {
-    const uint32_t begin = queries_.begin(q);
-    const uint32_t n = queries_.size(q);
-    if (skip_[q] || !QueryInBag(query_in_bag, q)) {
-      std::fill(gradients.begin() + begin, gradients.begin() + begin + n, 0.0f);
-      std::fill(hessians.begin() + begin, hessians.begin() + begin + n, 0.0f);
-      return;
-    }
-    // Per-thread buffers: they grow at most once per call (to the largest
-    // query), never per query or per document.
-    scratch.first.resize(n);
-    scratch.second.resize(n);
-    scratch.work.resize(3 * static_cast<size_t>(n));
-    const absl::Span<double> phi = absl::MakeSpan(scratch.work).subspan(0, n);
-    DrawPhi(q, iteration, phi);
-    QueryGradients(scores.subspan(begin, n), phi, absl::MakeSpan(scratch.first),
-                   absl::MakeSpan(scratch.second),
-                   absl::MakeSpan(scratch.work).subspan(n));
-    for (uint32_t i = 0; i < n; ++i) {
-      gradients[begin + i] = static_cast<float>(scratch.first[i]);
-      hessians[begin + i] = static_cast<float>(scratch.second[i]);
-    }
-  });
+  // Set before the parallel loop; the queries only read it.
+  drawing_iteration_ = iteration_++;
+  QueryObjective::ComputeGradients(scores, query_in_bag, gradients, hessians);
 }
 
-double XendcgObjective::Loss(absl::Span<const double> scores) const {
-  return SumOverQueries(queries_, [&](size_t q, QueryScratch& /*scratch*/) {
-    if (skip_[q]) return 0.0;
-    const uint32_t n = queries_.size(q);
-    const double* s = scores.data() + queries_.begin(q);
-    const int32_t* labels = queries_.labels.data() + queries_.begin(q);
-    const double top = *std::max_element(s, s + n);
-    double normalizer = 0.0;
-    double phi_sum = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-      normalizer += std::exp(s[i] - top);
-      phi_sum += PowerOfTwo(labels[i]) - 0.5;
-    }
-    const double log_normalizer = top + std::log(normalizer);
-    double loss = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-      loss += (PowerOfTwo(labels[i]) - 0.5) * (log_normalizer - s[i]);
-    }
-    return loss / phi_sum;
-  });
+void XendcgObjective::QueryDerivatives(size_t q, const double* scores,
+                                       double* gradients, double* hessians,
+                                       QueryScratch& scratch) const {
+  const uint32_t n = queries().size(q);
+  if (skip_[q]) {
+    std::fill_n(gradients, n, 0.0);
+    std::fill_n(hessians, n, 0.0);
+    return;
+  }
+  // Per-thread buffer: it grows at most once (to the largest query), never
+  // per query or per document.
+  scratch.work.resize(3 * static_cast<size_t>(n));
+  const absl::Span<double> phi = absl::MakeSpan(scratch.work).subspan(0, n);
+  DrawPhi(q, drawing_iteration_, phi);
+  QueryGradients(absl::MakeConstSpan(scores, n), phi,
+                 absl::MakeSpan(gradients, n), absl::MakeSpan(hessians, n),
+                 absl::MakeSpan(scratch.work).subspan(n));
+}
+
+double XendcgObjective::QueryLoss(size_t q, const double* scores,
+                                  QueryScratch& /*scratch*/) const {
+  if (skip_[q]) return 0.0;
+  const uint32_t n = queries().size(q);
+  const double* s = scores;
+  const int32_t* labels = queries().labels.data() + queries().begin(q);
+  const double top = *std::max_element(s, s + n);
+  double normalizer = 0.0;
+  double phi_sum = 0.0;
+  for (uint32_t i = 0; i < n; ++i) {
+    normalizer += std::exp(s[i] - top);
+    phi_sum += PowerOfTwo(labels[i]) - 0.5;
+  }
+  const double log_normalizer = top + std::log(normalizer);
+  double loss = 0.0;
+  for (uint32_t i = 0; i < n; ++i) {
+    loss += (PowerOfTwo(labels[i]) - 0.5) * (log_normalizer - s[i]);
+  }
+  return loss / phi_sum;
 }
 
 absl::StatusOr<std::unique_ptr<Objective>> MakeXendcg(
@@ -214,7 +209,7 @@ std::vector<std::string> XendcgObjective::Describe() const {
       "xendcg: XE-NDCG cross entropy to (2^label - gamma) / sum, gamma ~ "
       "U[0,1) per document and iteration; %d of %d queries skipped (<= 1 "
       "document or all labels 0)",
-      skipped_queries_, queries_.num_queries())};
+      skipped_queries_, queries().num_queries())};
 }
 
 }  // namespace plrank

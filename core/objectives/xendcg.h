@@ -11,7 +11,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
-#include "core/objectives/query_labels.h"
+#include "core/objectives/query_objective.h"
 #include "core/objectives/registry.h"
 
 namespace plrank {
@@ -38,19 +38,23 @@ namespace plrank {
 // depend on the thread count, on bagging or on the order queries are visited.
 // The iteration is the number of earlier ComputeGradients calls (the booster
 // calls it once per iteration).
-class XendcgObjective : public Objective {
+class XendcgObjective : public QueryObjective {
  public:
   std::string name() const override { return "xendcg"; }
-  absl::Status Init(const Dataset& train, uint64_t seed) override;
+  // Draws this iteration's gammas (see above), then the base's loop.
   void ComputeGradients(absl::Span<const double> scores,
                         absl::Span<const uint8_t> query_in_bag,
                         absl::Span<float> gradients,
                         absl::Span<float> hessians) override;
+  // Query q's derivatives with the gammas of the running ComputeGradients.
+  void QueryDerivatives(size_t q, const double* scores, double* gradients,
+                        double* hessians, QueryScratch& scratch) const override;
   // The cross entropy with the gammas' mean, gamma = 0.5, in place of a draw:
   // deterministic, so that it can be logged and differentiated, and its
   // gradient is the expected first-order part of ComputeGradients up to the
   // (small) nonlinearity of the normalization by sum phi.
-  double Loss(absl::Span<const double> scores) const override;
+  double QueryLoss(size_t q, const double* scores,
+                   QueryScratch& scratch) const override;
   std::vector<std::string> Describe() const override;
 
   // One query's derivatives for given (unnormalized, positive) phi: the
@@ -75,12 +79,15 @@ class XendcgObjective : public Objective {
   // Number of ComputeGradients calls so far.
   uint64_t iteration() const { return iteration_; }
 
+ protected:
+  absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
+
  private:
-  QueryLabels queries_;
   std::vector<uint8_t> skip_;  // per query
   int32_t skipped_queries_ = 0;
   uint64_t seed_ = 0;
   uint64_t iteration_ = 0;
+  uint64_t drawing_iteration_ = 0;  // of the ComputeGradients call running
 };
 
 // The registry's factory for "xendcg" (which has no options), kept here so

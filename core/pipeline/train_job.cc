@@ -262,11 +262,6 @@ std::shared_ptr<const Objective> ValidLossObjective(
 
 }  // namespace
 
-bool IsLinearObjective(const std::string& name) {
-  const std::vector<std::string> linear = LinearObjectives();
-  return std::find(linear.begin(), linear.end(), name) != linear.end();
-}
-
 std::string DatasetDigest(const Dataset& data) {
   Fnv1a64 hash;
   hash.Add(&data.num_features, sizeof(data.num_features));
@@ -423,27 +418,22 @@ absl::StatusOr<TrainSummary> TrainOnData(
     metric_names.push_back(absl::StrCat("ndcg@", cutoff));
   }
 
-  if (IsLinearObjective(job.objective.name)) {
+  if (const LinearTrainer* trainer = FindLinearTrainer(job.objective.name)) {
     if (init_model) {
       return absl::InvalidArgumentError(
           "--init_model applies to tree objectives, not linear rankers");
     }
     summary.load_seconds = SecondsSince(load_start);
     const auto train_start = Clock::now();
-    absl::StatusOr<LinearModelResult> linear;
-    if (job.objective.name == "ca") {
-      CoordinateAscentOptions options = job.coordinate_ascent;
-      options.ndcg_k = job.eval_at.front();
-      options.seed = job.booster.seed;
-      linear = TrainCoordinateAscent(train, valid,
-                                     options, log);
-    } else {
-      LinearListMleOptions options = job.listmle;
-      options.ndcg_k = job.eval_at.front();
-      options.seed = job.booster.seed;
-      linear = TrainLinearListMle(train, valid, options,
-                                  log);
-    }
+    LinearTrainerInputs inputs;
+    inputs.train = &train;
+    inputs.valid = valid;
+    inputs.ndcg_k = job.eval_at.front();
+    inputs.seed = job.booster.seed;
+    inputs.coordinate_ascent = job.coordinate_ascent;
+    inputs.listmle = job.listmle;
+    inputs.log = log;
+    const absl::StatusOr<LinearModelResult> linear = trainer->train(inputs);
     if (!linear.ok()) return linear.status();
     summary.train_seconds = SecondsSince(train_start);
     summary.iterations = summary.best_iteration = linear->iterations;
@@ -489,9 +479,8 @@ absl::StatusOr<TrainSummary> TrainOnData(
   }
   for (const std::string& line : (*objective)->Describe()) log(line);
   const int32_t num_outputs = (*objective)->num_outputs();
-  const ScoreTransform transform = num_outputs > 1
-                                       ? ScoreTransform::kExpectedRelevance
-                                       : ScoreTransform::kIdentity;
+  // Declared by the objective, never inferred from the output count.
+  const ScoreTransform transform = (*objective)->output_transform();
 
   BoosterInputs inputs;
   inputs.train = &train;

@@ -16,6 +16,7 @@
 #include "core/metrics/ranking_metrics.h"
 #include "core/model/ensemble.h"
 #include "core/objectives/registry.h"
+#include "core/pipeline/linear_trainers.h"
 #include "core/pipeline/training_history.h"
 
 namespace plrank {
@@ -43,8 +44,9 @@ struct TrainJob {
   std::string dataset_cache_dir;
   ObjectiveOptions objective;
   BoosterConfig booster;
-  // Linear rankers (--objective=ca | listmle) use these instead of the
-  // booster; their NDCG cut-off and seed come from eval_at and booster.seed.
+  // Linear rankers (LinearTrainers(): --objective=ca | listmle) use these
+  // instead of the booster; their NDCG cut-off and seed come from eval_at
+  // and booster.seed.
   CoordinateAscentOptions coordinate_ascent;
   LinearListMleOptions listmle;
   // NDCG cut-offs reported during training; early stopping watches the
@@ -75,9 +77,6 @@ struct TrainData {
   Dataset train;
   std::optional<Dataset> valid;
 };
-
-// True for the objectives that train a linear model instead of trees.
-bool IsLinearObjective(const std::string& name);
 
 // `log` receives human-readable lines (objective description, progress).
 // Reads the data (LoadTrainData), trains (TrainOnData) and writes model_out

@@ -15,7 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank {
 namespace {

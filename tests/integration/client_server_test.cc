@@ -26,6 +26,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
 
 namespace plrank {
@@ -35,7 +36,7 @@ using ::plrank::testing::BinPath;
 using ::plrank::testing::CommandResult;
 using ::plrank::testing::ReadWholeFile;
 using ::plrank::testing::RunCommand;
-using ::plrank::testing::StartCommand;
+using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -52,55 +53,6 @@ CommandResult RunBounded(std::vector<std::string> argv,
 
 // A server child process: started, its port read from the "listening on
 // HOST:PORT" line of its stdout, stopped with SIGTERM (SIGKILL after 10 s).
-class ServerProcess {
- public:
-  ServerProcess(const std::vector<std::string>& argv, const std::string& dir,
-                const std::string& name)
-      : out_(dir + "/" + name + ".out"), err_(dir + "/" + name + ".err") {
-    pid_ = StartCommand(argv, out_, err_);
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    const std::regex listening(R"(listening on \S*:(\d+))");
-    while (std::chrono::steady_clock::now() < give_up) {
-      std::smatch match;
-      const std::string out = ReadWholeFile(out_);
-      if (std::regex_search(out, match, listening)) {
-        port_ = std::stoi(match[1]);
-        return;
-      }
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  ~ServerProcess() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    int status = 0;
-    while (waitpid(pid_, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > give_up) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  bool running() const { return pid_ > 0 && port_ > 0; }
-  std::string target() const { return "127.0.0.1:" + std::to_string(port_); }
-  std::string Logs() const {
-    return "stdout:\n" + ReadWholeFile(out_) + "\nstderr:\n" + ReadWholeFile(err_);
-  }
-
- private:
-  std::string out_, err_;
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
-
 // "ndcg@1 0.5\n..." rows of a metrics table (plrank-eval / plrank-client).
 std::vector<std::pair<std::string, std::string>> MetricRows(const std::string& text) {
   std::vector<std::pair<std::string, std::string>> rows;
@@ -138,12 +90,9 @@ class RealServerTest : public ::testing::Test {
          "--trees=20", "--leaves=7", "--min_data_in_leaf=5", "--quiet",
          "--model_out=" + *model_path_});
     ASSERT_EQ(train.exit_code, 0) << train.err;
-    server_ = new ServerProcess(
-        {BinPath("plrank-server"), "--model_base_path=" + dir_->File("models"),
-         "--host=127.0.0.1", "--port=0", "--metrics_port=0",
-         "--poll_interval_seconds=1"},
-        dir_->path(), "server");
-    ASSERT_TRUE(server_->running()) << server_->Logs();
+    server_ = new ServerProcess({"--model_base_path=" + dir_->File("models"),
+                                 "--poll_interval_seconds=1"});
+    ASSERT_TRUE(server_->ok()) << server_->Logs();
     // Wait until the model is servable.
     std::unique_ptr<RankerClient> client = *RankerClient::Create(server_->target());
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -165,7 +114,7 @@ class RealServerTest : public ::testing::Test {
   void SetUp() override {
     if (!server_built_) GTEST_SKIP() << "plrank-server is not built";
     ASSERT_NE(server_, nullptr) << "the suite's setup failed (see above)";
-    ASSERT_TRUE(server_->running()) << server_->Logs();
+    ASSERT_TRUE(server_->ok()) << server_->Logs();
   }
 
   static std::string TestData() { return *data_prefix_ + ".test"; }
@@ -449,13 +398,12 @@ TEST_F(RealServerTest, TlsWithTheServersCertificate) {
        "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", cert},
       60);
   ASSERT_EQ(made.exit_code, 0) << made.err;
-  ServerProcess secure(
+  ServerProcess secure(ServerProcess::Command{
       {BinPath("plrank-server"), "--model_base_path=" + dir_->File("models"),
        "--host=127.0.0.1", "--port=0", "--metrics_port=-1",
        "--poll_interval_seconds=0", "--tls_cert_file=" + cert,
-       "--tls_key_file=" + key},
-      tls.path(), "secure");
-  ASSERT_TRUE(secure.running()) << secure.Logs();
+       "--tls_key_file=" + key}});
+  ASSERT_TRUE(secure.ok()) << secure.Logs();
   CommandResult with_root = RunBounded(
       {BinPath("plrank-client"), "--target=" + secure.target(),
        "--tls_root_cert=" + cert, "list"});
@@ -475,9 +423,9 @@ TEST_F(RealServerTest, TlsWithTheServersCertificate) {
 class EchoServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_.emplace(std::vector<std::string>{BinPath("plrank-echo-server"), "--port=0"},
-                    dir_.path(), "echo");
-    ASSERT_TRUE(server_->running()) << server_->Logs();
+    server_.emplace(
+        ServerProcess::Command{{BinPath("plrank-echo-server"), "--port=0"}});
+    ASSERT_TRUE(server_->ok()) << server_->Logs();
   }
   TempDir dir_;
   std::optional<ServerProcess> server_;

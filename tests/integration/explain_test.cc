@@ -24,10 +24,10 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/random_model.h"
+#include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/model/random_model.h"
-#include "tests/unit/server/server_process.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank {
 namespace {
@@ -99,7 +99,7 @@ class ExplainTest : public ::testing::Test {
     grpc::Status status = server_->stub().ReloadModels(
         Context().get(), v1::ReloadModelsRequest(), &reloaded);
     ASSERT_TRUE(status.ok()) << status.error_message();
-    client_ = RankerClient::Create(server_->absl_address())->release();
+    client_ = RankerClient::Create(server_->target())->release();
   }
   static void TearDownTestSuite() {
     delete client_;
@@ -116,8 +116,8 @@ class ExplainTest : public ::testing::Test {
     return data.ok() ? *std::move(data) : Dataset();
   }
   static CommandResult Client(std::vector<std::string> args) {
-    args.insert(args.begin(), {BinPath("plrank-client"),
-                               "--target=" + server_->absl_address()});
+    args.insert(args.begin(),
+                {BinPath("plrank-client"), "--target=" + server_->target()});
     return RunBounded(args);
   }
 

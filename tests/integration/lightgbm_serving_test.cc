@@ -17,9 +17,9 @@
 #include "core/data/letor_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/server_process.h"
 #include "tests/testing/shared_data.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/server_process.h"
 
 namespace plrank {
 namespace {
@@ -69,7 +69,7 @@ TEST(LightgbmServingTest, ServedScoresEqualLightgbmPredictions) {
       {"--model_base_path=" + base.path(), "--poll_interval_seconds=0"});
   ASSERT_TRUE(server.ok()) << server.stderr_text();
   absl::StatusOr<std::unique_ptr<RankerClient>> client =
-      RankerClient::Create(server.absl_address());
+      RankerClient::Create(server.target());
   ASSERT_TRUE(client.ok()) << client.status();
   // Startup scans once; ReloadModels waits for that scan to finish.
   ASSERT_TRUE((*client)->ReloadModels().ok()) << server.stderr_text();

@@ -8,10 +8,10 @@
 #include <chrono>
 #include <fstream>
 #include <limits>
-#include <optional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,9 +21,9 @@
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
 #include "tests/testing/eventually.h"
+#include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/server_process.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank {
 namespace {

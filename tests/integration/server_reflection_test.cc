@@ -12,8 +12,8 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "integration/reflection/reflection.grpc.pb.h"
-#include "tests/unit/server/server_process.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/server_process.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank {
 namespace {

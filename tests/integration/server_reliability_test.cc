@@ -20,9 +20,9 @@
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
 #include "tests/testing/eventually.h"
+#include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/server_process.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank {
 namespace {
@@ -156,8 +156,8 @@ TEST(ServerReliabilityTest, IncompatibleVersionIsNotPromotedUnderLoad) {
   EXPECT_THAT(server.stderr_text(),
               HasSubstr("event=promotion_refused model=web version=2"));
   const plrank::testing::CommandResult cli = plrank::testing::RunCommand(
-      {plrank::testing::BinPath("plrank-client"),
-       "--target=" + server.absl_address(), "--model=web", "status"});
+      {plrank::testing::BinPath("plrank-client"), "--target=" + server.target(),
+       "--model=web", "status"});
   EXPECT_THAT(cli.out, HasSubstr("default version 1"));
   EXPECT_THAT(cli.out, HasSubstr("    not promoted to default: incompatible "
                                  "with version 1 serving now"));

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "grpcpp/grpcpp.h"
 #include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/server_process.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank {
 namespace {
@@ -83,12 +83,11 @@ TEST(ServerTlsTest, MutualTlsRequiresAClientCertificate) {
   with_cert.pem_root_certs = ReadWholeFile(dir.File("ca.pem"));
   with_cert.pem_private_key = ReadWholeFile(dir.File("client.key"));
   with_cert.pem_cert_chain = ReadWholeFile(dir.File("client.pem"));
-  EXPECT_EQ(ListModels(server.absl_address(), with_cert), grpc::StatusCode::OK);
+  EXPECT_EQ(ListModels(server.target(), with_cert), grpc::StatusCode::OK);
 
   grpc::SslCredentialsOptions without_cert;
   without_cert.pem_root_certs = with_cert.pem_root_certs;
-  EXPECT_NE(ListModels(server.absl_address(), without_cert),
-            grpc::StatusCode::OK);
+  EXPECT_NE(ListModels(server.target(), without_cert), grpc::StatusCode::OK);
 }
 
 // A bad PEM file stops the server with what is wrong with it (checked with

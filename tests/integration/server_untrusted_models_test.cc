@@ -13,9 +13,9 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/server_process.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank {
 namespace {

@@ -8,7 +8,7 @@
 #include "core/boosting/binned_dataset.h"
 #include "core/boosting/sampling.h"
 #include "gtest/gtest.h"
-#include "tests/unit/boosting/boosting_test_util.h"
+#include "tests/testing/boosting_test_util.h"
 
 namespace plrank {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/unit/boosting/boosting_test_util.h"
+#include "tests/testing/boosting_test_util.h"
 
 namespace plrank {
 namespace {

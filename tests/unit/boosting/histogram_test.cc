@@ -9,7 +9,7 @@
 #include "core/boosting/sampling.h"
 #include "core/boosting/split_finder.h"
 #include "gtest/gtest.h"
-#include "tests/unit/boosting/boosting_test_util.h"
+#include "tests/testing/boosting_test_util.h"
 
 namespace plrank {
 namespace {

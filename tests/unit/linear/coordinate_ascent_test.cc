@@ -12,7 +12,7 @@
 #include "core/linear/linear_model.h"
 #include "gtest/gtest.h"
 #include "tests/testing/shared_data.h"
-#include "tests/unit/linear/toy_data.h"
+#include "tests/testing/toy_data.h"
 
 namespace plrank {
 namespace {

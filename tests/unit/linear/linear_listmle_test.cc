@@ -15,7 +15,7 @@
 #include "core/linear/listmle_objective.h"
 #include "gtest/gtest.h"
 #include "tests/testing/shared_data.h"
-#include "tests/unit/linear/toy_data.h"
+#include "tests/testing/toy_data.h"
 
 namespace plrank {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/unit/model/random_model.h"
+#include "tests/testing/random_model.h"
 
 namespace plrank {
 namespace {

@@ -11,7 +11,7 @@
 #include "core/model/ensemble.h"
 #include "core/model/forest_scorer.h"
 #include "gtest/gtest.h"
-#include "tests/unit/model/random_model.h"
+#include "tests/testing/random_model.h"
 
 namespace plrank {
 namespace {

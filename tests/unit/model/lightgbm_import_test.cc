@@ -20,8 +20,8 @@
 #include "core/model/model_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/random_model.h"
 #include "tests/testing/shared_data.h"
-#include "tests/unit/model/random_model.h"
 
 namespace plrank {
 namespace {

@@ -18,7 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/model.pb.h"
-#include "tests/unit/model/random_model.h"
+#include "tests/testing/random_model.h"
 
 namespace plrank {
 namespace {

@@ -16,7 +16,7 @@
 #include "core/model/forest_scorer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/unit/model/random_model.h"
+#include "tests/testing/random_model.h"
 
 namespace plrank {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/unit/objectives/pl_test_util.h"
+#include "tests/testing/pl_test_util.h"
 
 namespace plrank {
 namespace {

@@ -8,7 +8,7 @@
 #include "core/objectives/plackett_luce.h"
 #include "gtest/gtest.h"
 #include "tests/testing/pl_reference.h"
-#include "tests/unit/objectives/pl_test_util.h"
+#include "tests/testing/pl_test_util.h"
 
 namespace plrank {
 namespace {

@@ -12,7 +12,7 @@ TEST(RegistryTest, MakesPlackettLuce) {
   ASSERT_TRUE(objective.ok()) << objective.status();
   EXPECT_EQ((*objective)->name(), "plrank");
   EXPECT_EQ((*objective)->num_outputs(), 1);
-  EXPECT_THAT(KnownObjectives(), ::testing::Contains("plrank"));
+  EXPECT_THAT(TreeObjectives(), ::testing::Contains("plrank"));
 }
 
 TEST(RegistryTest, UnknownNameListsKnownOnes) {
@@ -25,25 +25,32 @@ TEST(RegistryTest, UnknownNameListsKnownOnes) {
               ::testing::HasSubstr("plrank"));
 }
 
-// The list in the message is the registry's, linear rankers included, so
-// it cannot drift from what --objective accepts.
-TEST(RegistryTest, EveryObjectiveNameIsKnownAndListed) {
-  EXPECT_THAT(KnownObjectives(), ::testing::IsSupersetOf(LinearObjectives()));
-  EXPECT_THAT(LinearObjectives(), ::testing::ElementsAre("ca", "listmle"));
-  const absl::Status unknown = CheckObjectiveName("no-such-loss");
-  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
-  for (const std::string& name : KnownObjectives()) {
-    EXPECT_TRUE(CheckObjectiveName(name).ok()) << name;
-    EXPECT_THAT(std::string(unknown.message()), ::testing::HasSubstr(name));
-  }
-  EXPECT_THAT(std::string(CheckObjectiveName("lambdarank").message()),
-              ::testing::HasSubstr("use lambdamart"));
+TEST(RegistryTest, LinearRankersAreNotTreeObjectives) {
   ObjectiveOptions linear;
   linear.name = "ca";
   absl::StatusOr<std::unique_ptr<Objective>> objective = MakeObjective(linear);
   ASSERT_FALSE(objective.ok());
   EXPECT_THAT(std::string(objective.status().message()),
-              ::testing::HasSubstr("linear ranker"));
+              ::testing::HasSubstr("not a tree objective"));
+  linear.name = "lambdarank";
+  EXPECT_THAT(std::string(MakeObjective(linear).status().message()),
+              ::testing::HasSubstr("use lambdamart"));
+}
+
+// Each objective declares how its outputs become one ranking score; only
+// McRank's several outputs need a transform.
+TEST(RegistryTest, EveryObjectiveDeclaresItsScoreTransform) {
+  for (const std::string& name : TreeObjectives()) {
+    ObjectiveOptions options;
+    options.name = name;
+    absl::StatusOr<std::unique_ptr<Objective>> objective =
+        MakeObjective(options);
+    ASSERT_TRUE(objective.ok()) << name << ": " << objective.status();
+    EXPECT_EQ((*objective)->output_transform(),
+              name == "mcrank" ? ScoreTransform::kExpectedRelevance
+                               : ScoreTransform::kIdentity)
+        << name;
+  }
 }
 
 TEST(RegistryTest, RejectsBadOptions) {

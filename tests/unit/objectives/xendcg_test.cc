@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "core/data/dataset.h"
-#include "core/objectives/registry.h"
 #include "core/data/random.h"
+#include "core/objectives/registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/unit/objectives/pl_test_util.h"
+#include "tests/testing/pl_test_util.h"
 
 namespace plrank {
 namespace {
@@ -436,7 +436,7 @@ TEST(XendcgObjectiveTest, SkippedAndOutOfBagQueriesGetZeros) {
 }
 
 TEST(XendcgObjectiveTest, RegisteredAsXendcg) {
-  EXPECT_THAT(KnownObjectives(), ::testing::Contains("xendcg"));
+  EXPECT_THAT(TreeObjectives(), ::testing::Contains("xendcg"));
   ObjectiveOptions options;
   options.name = "xendcg";
   absl::StatusOr<std::unique_ptr<Objective>> objective = MakeObjective(options);

@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "server/servable_version.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank::server {
 namespace {

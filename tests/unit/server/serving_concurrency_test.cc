@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "gtest/gtest.h"
 #include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
 #include "server/ranker_service.h"
 #include "server/ranking.h"
 #include "server/version_manager.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank::server {
 namespace {

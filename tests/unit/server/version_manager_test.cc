@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "core/model/model_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "core/model/model_io.h"
 #include "server/model_repository.h"
 #include "server/server_metrics.h"
 #include "tests/testing/subprocess.h"
-#include "tests/unit/server/test_models.h"
+#include "tests/testing/test_models.h"
 
 namespace plrank::server {
 namespace {

@@ -1,5 +1,5 @@
-#ifndef PLRANK_TESTS_UNIT_MODEL_RANDOM_MODEL_H_
-#define PLRANK_TESTS_UNIT_MODEL_RANDOM_MODEL_H_
+#ifndef PLRANK_TESTS_TESTING_RANDOM_MODEL_H_
+#define PLRANK_TESTS_TESTING_RANDOM_MODEL_H_
 
 // Random but valid models and rows for model tests, plus a naive reference
 // scorer and a field-by-field Ensemble comparison.
@@ -251,4 +251,4 @@ inline void ExpectSameEnsemble(const Ensemble& a, const Ensemble& b) {
 
 }  // namespace plrank::testing
 
-#endif  // PLRANK_TESTS_UNIT_MODEL_RANDOM_MODEL_H_
+#endif  // PLRANK_TESTS_TESTING_RANDOM_MODEL_H_

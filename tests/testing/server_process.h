@@ -1,8 +1,9 @@
-#ifndef PLRANK_TESTS_UNIT_SERVER_SERVER_PROCESS_H_
-#define PLRANK_TESTS_UNIT_SERVER_SERVER_PROCESS_H_
+#ifndef PLRANK_TESTS_TESTING_SERVER_PROCESS_H_
+#define PLRANK_TESTS_TESTING_SERVER_PROCESS_H_
 
-// Test support for the integration tests: runs the real plrank-server,
-// checks health over grpc.health.v1 and scrapes /metrics over raw HTTP.
+// Test support for the integration tests: runs a real server (plrank-server,
+// plrank-echo-server), checks health over grpc.health.v1 and scrapes
+// /metrics over raw HTTP. The one server-process helper of the tests.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -42,58 +43,66 @@ inline int ParsePortAfter(const std::string& text, const std::string& prefix) {
   return std::atoi(line.c_str() + colon + 1);
 }
 
-// A plrank-server child process on 127.0.0.1, ports chosen by the server.
+// A server child process on 127.0.0.1, ports chosen by the server (it
+// prints "listening on HOST:PORT" and, for plrank-server with a metrics
+// port, "metrics on HOST:PORT"). Destruction stops it with SIGTERM (then
+// SIGKILL after 10 s), so servers shut down as in production.
 class ServerProcess {
  public:
-  // Starts the server with --port=0 --metrics_port=0 (and --host=127.0.0.1
+  // Any server command, run as given (argv[0] is the program); waits (up to
+  // 30 s) for its "listening on" line, and for "metrics on" when `argv`
+  // asks for a metrics port (--metrics_port= other than -1).
+  struct Command {
+    std::vector<std::string> argv;
+  };
+  explicit ServerProcess(const Command& command) {
+    bool metrics = false;
+    for (const std::string& arg : command.argv) {
+      if (arg.rfind("--metrics_port=", 0) == 0 && arg != "--metrics_port=-1") {
+        metrics = true;
+      }
+    }
+    Start(command.argv, metrics, std::chrono::seconds(30));
+  }
+
+  // plrank-server with --port=0 --metrics_port=0 (and --host=127.0.0.1
   // unless `server_default_host`, to test the server's own default) plus
-  // `flags`; waits (up to 20 s) for its "listening on" line. Check ok()
-  // afterwards.
+  // `flags`; waits (up to 20 s) for its "listening on" and "metrics on"
+  // lines. Check ok() afterwards.
   explicit ServerProcess(const std::vector<std::string>& flags,
                          bool server_default_host = false) {
     std::vector<std::string> argv = {BinPath("plrank-server"), "--port=0",
                                      "--metrics_port=0"};
     if (!server_default_host) argv.push_back("--host=127.0.0.1");
     argv.insert(argv.end(), flags.begin(), flags.end());
-    pid_ = StartCommand(argv, out_path(), err_path());
-    const auto give_up =
-        std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < give_up) {
-      const std::string out = ReadWholeFile(out_path());
-      port_ = ParsePortAfter(out, "listening on ");
-      metrics_port_ = ParsePortAfter(out, "metrics on ");
-      if (port_ > 0 && metrics_port_ > 0) break;
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (ok()) {
-      channel_ = grpc::CreateChannel(absl_address(),
-                                     grpc::InsecureChannelCredentials());
-      stub_ = v1::Ranker::NewStub(channel_);
-    }
+    Start(argv, /*metrics=*/true, std::chrono::seconds(20));
   }
   ~ServerProcess() {
-    if (pid_ > 0) {
+    if (pid_ > 0 && !Stop(SIGTERM, std::chrono::seconds(10)).has_value()) {
       kill(pid_, SIGKILL);
       WaitForExit(pid_);
     }
   }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
 
-  bool ok() const { return pid_ > 0 && port_ > 0 && metrics_port_ > 0; }
+  // Running, with its port (and metrics port, when one was asked for).
+  bool ok() const {
+    return pid_ > 0 && port_ > 0 && (!wants_metrics_ || metrics_port_ > 0);
+  }
   int port() const { return port_; }
   int metrics_port() const { return metrics_port_; }
   pid_t pid() const { return pid_; }
-  std::string absl_address() const {
-    return "127.0.0.1:" + std::to_string(port_);
-  }
+  // "127.0.0.1:PORT", the gRPC target.
+  std::string target() const { return "127.0.0.1:" + std::to_string(port_); }
   v1::Ranker::Stub& stub() { return *stub_; }
   std::shared_ptr<grpc::Channel> channel() { return channel_; }
   std::string stdout_text() const { return ReadWholeFile(out_path()); }
   std::string stderr_text() const { return ReadWholeFile(err_path()); }
+  // Both streams, labelled: for assertion messages.
+  std::string Logs() const {
+    return "stdout:\n" + stdout_text() + "\nstderr:\n" + stderr_text();
+  }
 
   // Caps the running server's address space at its current size plus
   // `headroom_bytes` (RLIMIT_AS, like `ulimit -v`): later allocations
@@ -143,6 +152,29 @@ class ServerProcess {
   }
 
  private:
+  void Start(const std::vector<std::string>& argv, bool metrics,
+             std::chrono::seconds wait) {
+    wants_metrics_ = metrics;
+    pid_ = StartCommand(argv, out_path(), err_path());
+    const auto give_up = std::chrono::steady_clock::now() + wait;
+    while (std::chrono::steady_clock::now() < give_up) {
+      const std::string out = ReadWholeFile(out_path());
+      port_ = ParsePortAfter(out, "listening on ");
+      metrics_port_ = ParsePortAfter(out, "metrics on ");
+      if (ok()) break;
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (ok()) {
+      channel_ =
+          grpc::CreateChannel(target(), grpc::InsecureChannelCredentials());
+      stub_ = v1::Ranker::NewStub(channel_);
+    }
+  }
   std::string out_path() const { return scratch_.File("stdout"); }
   std::string err_path() const { return scratch_.File("stderr"); }
 
@@ -150,6 +182,7 @@ class ServerProcess {
   pid_t pid_ = -1;
   int port_ = 0;
   int metrics_port_ = 0;
+  bool wants_metrics_ = true;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Ranker::Stub> stub_;
 };
@@ -240,4 +273,4 @@ inline std::optional<double> MetricValue(const std::string& exposition,
 
 }  // namespace plrank::testing
 
-#endif  // PLRANK_TESTS_UNIT_SERVER_SERVER_PROCESS_H_
+#endif  // PLRANK_TESTS_TESTING_SERVER_PROCESS_H_

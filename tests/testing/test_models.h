@@ -1,5 +1,5 @@
-#ifndef PLRANK_TESTS_UNIT_SERVER_TEST_MODELS_H_
-#define PLRANK_TESTS_UNIT_SERVER_TEST_MODELS_H_
+#ifndef PLRANK_TESTS_TESTING_TEST_MODELS_H_
+#define PLRANK_TESTS_TESTING_TEST_MODELS_H_
 
 // Small real models for server tests (unit and integration).
 
@@ -114,4 +114,4 @@ inline std::string ModelBytesDeclaringFeatures(const Ensemble& model,
 
 }  // namespace plrank::testing
 
-#endif  // PLRANK_TESTS_UNIT_SERVER_TEST_MODELS_H_
+#endif  // PLRANK_TESTS_TESTING_TEST_MODELS_H_

@@ -1,5 +1,5 @@
-#ifndef PLRANK_TESTS_UNIT_BOOSTING_BOOSTING_TEST_UTIL_H_
-#define PLRANK_TESTS_UNIT_BOOSTING_BOOSTING_TEST_UTIL_H_
+#ifndef PLRANK_TESTS_TESTING_BOOSTING_TEST_UTIL_H_
+#define PLRANK_TESTS_TESTING_BOOSTING_TEST_UTIL_H_
 
 #include <cmath>
 #include <cstdint>
@@ -150,4 +150,4 @@ inline std::vector<double> Predict(const std::vector<Tree>& trees,
 
 }  // namespace plrank::testing
 
-#endif  // PLRANK_TESTS_UNIT_BOOSTING_BOOSTING_TEST_UTIL_H_
+#endif  // PLRANK_TESTS_TESTING_BOOSTING_TEST_UTIL_H_

@@ -1,5 +1,5 @@
-#ifndef PLRANK_TESTS_UNIT_OBJECTIVES_PL_TEST_UTIL_H_
-#define PLRANK_TESTS_UNIT_OBJECTIVES_PL_TEST_UTIL_H_
+#ifndef PLRANK_TESTS_TESTING_PL_TEST_UTIL_H_
+#define PLRANK_TESTS_TESTING_PL_TEST_UTIL_H_
 
 // Small helpers for the Plackett-Luce tests: random ranking data and a
 // brute-force log-likelihood written straight from the definition.
@@ -80,4 +80,4 @@ inline long double BruteLogLikelihood(const PlContexts& contexts,
 
 }  // namespace plrank::testing
 
-#endif  // PLRANK_TESTS_UNIT_OBJECTIVES_PL_TEST_UTIL_H_
+#endif  // PLRANK_TESTS_TESTING_PL_TEST_UTIL_H_

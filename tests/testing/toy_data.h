@@ -1,5 +1,5 @@
-#ifndef PLRANK_TESTS_UNIT_LINEAR_TOY_DATA_H_
-#define PLRANK_TESTS_UNIT_LINEAR_TOY_DATA_H_
+#ifndef PLRANK_TESTS_TESTING_TOY_DATA_H_
+#define PLRANK_TESTS_TESTING_TOY_DATA_H_
 
 #include <cmath>
 #include <cstdint>
@@ -69,4 +69,4 @@ inline Dataset MakeToyDataset(const ToySpec& spec) {
 
 }  // namespace plrank::testing
 
-#endif  // PLRANK_TESTS_UNIT_LINEAR_TOY_DATA_H_
+#endif  // PLRANK_TESTS_TESTING_TOY_DATA_H_
