@@ -14,6 +14,7 @@
 #include "core/data/letor_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/same_dataset.h"
 #include "tests/testing/shared_data.h"
 
 namespace plrank {
@@ -51,17 +52,7 @@ ReadOptions Regrouping() {
   return options;
 }
 
-void ExpectSameDataset(const Dataset& a, const Dataset& b) {
-  EXPECT_EQ(a.num_features, b.num_features);
-  EXPECT_EQ(a.labels, b.labels);
-  EXPECT_EQ(a.query_offsets, b.query_offsets);
-  EXPECT_EQ(a.query_ids, b.query_ids);
-  EXPECT_EQ(a.input_line_order, b.input_line_order);
-  ASSERT_EQ(a.features.size(), b.features.size());
-  EXPECT_EQ(std::memcmp(a.features.data(), b.features.data(),
-                        a.features.size() * sizeof(float)),
-            0);
-}
+using ::plrank::testing::ExpectSameDataset;
 
 TEST(ContentHashTest, DoesNotDependOnHowTheInputIsCut) {
   std::string text;

@@ -14,6 +14,7 @@
 #include "core/data/letor_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/same_dataset.h"
 #include "tests/testing/shared_data.h"
 
 namespace plrank {
@@ -31,20 +32,7 @@ void WriteText(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-// Bitwise, so NaN equals NaN and -0 differs from 0.
-void ExpectSameDataset(const Dataset& a, const Dataset& b,
-                       const std::string& what) {
-  EXPECT_EQ(a.num_features, b.num_features) << what;
-  EXPECT_EQ(a.labels, b.labels) << what;
-  EXPECT_EQ(a.query_offsets, b.query_offsets) << what;
-  EXPECT_EQ(a.query_ids, b.query_ids) << what;
-  EXPECT_EQ(a.input_line_order, b.input_line_order) << what;
-  ASSERT_EQ(a.features.size(), b.features.size()) << what;
-  EXPECT_EQ(std::memcmp(a.features.data(), b.features.data(),
-                        a.features.size() * sizeof(float)),
-            0)
-      << what;
-}
+using ::plrank::testing::ExpectSameDataset;
 
 TEST(LetorStreamingTest, EveryRowLayoutLandsInTheRightColumns) {
   const std::string path = TempPath("layouts.txt");

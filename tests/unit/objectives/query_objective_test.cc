@@ -16,21 +16,13 @@
 #include "core/data/dataset.h"
 #include "core/objectives/registry.h"
 #include "gmock/gmock.h"
+#include "tests/testing/pl_test_util.h"
 #include "gtest/gtest.h"
 
 namespace plrank {
 namespace {
 
-Dataset MakeDataset(const std::vector<std::vector<int32_t>>& labels) {
-  Dataset data;
-  data.query_offsets.push_back(0);
-  for (const auto& query : labels) {
-    data.labels.insert(data.labels.end(), query.begin(), query.end());
-    data.query_offsets.push_back(static_cast<uint32_t>(data.labels.size()));
-    data.query_ids.push_back(std::to_string(data.query_ids.size()));
-  }
-  return data;
-}
+using ::plrank::testing::MakeDataset;
 
 // A loss whose derivatives name their query and document, so that the test
 // sees where the base put them: g = 1 + q + i / 100 per output k (times

@@ -17,21 +17,13 @@
 #include "core/data/random.h"
 #include "core/objectives/squared_loss.h"
 #include "gmock/gmock.h"
+#include "tests/testing/pl_test_util.h"
 #include "gtest/gtest.h"
 
 namespace plrank {
 namespace {
 
-Dataset MakeDataset(const std::vector<std::vector<int32_t>>& labels) {
-  Dataset data;
-  data.query_offsets.push_back(0);
-  for (const auto& query : labels) {
-    data.labels.insert(data.labels.end(), query.begin(), query.end());
-    data.query_offsets.push_back(static_cast<uint32_t>(data.labels.size()));
-    data.query_ids.push_back(std::to_string(data.query_ids.size()));
-  }
-  return data;
-}
+using ::plrank::testing::MakeDataset;
 
 // Random queries with labels in [0, 2] (many ties), followed by one query
 // whose labels are all 1 and one whose labels are all 0.
