@@ -99,9 +99,11 @@ ABSL_FLAG(double, feature_fraction, 1.0, "Fraction of features tried per tree.")
 ABSL_FLAG(double, bagging_fraction, 1.0, "Fraction of queries per bag.");
 ABSL_FLAG(int32_t, bagging_freq, 0, "Redraw the query bag every k iterations (0 = off).");
 ABSL_FLAG(int32_t, max_bin, 255, "Histogram bins per feature (2..255).");
-ABSL_FLAG(std::string, split_gain, "ls",
+ABSL_FLAG(std::string, split_gain, "auto",
           "'ls': least squares on the pseudo-response (the paper); 'newton': "
-          "second-order gain.");
+          "second-order gain; 'auto': 'newton' for --objective=plrank "
+          "(chosen by the quality benchmark), 'ls' for --pl_paper and every "
+          "other objective.");
 ABSL_FLAG(int32_t, num_threads, 0, "Threads (0 = all cores).");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of every random choice.");
 ABSL_FLAG(int32_t, early_stopping_rounds, 0,
@@ -245,14 +247,19 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   booster.num_threads = absl::GetFlag(FLAGS_num_threads);
   booster.seed = absl::GetFlag(FLAGS_seed);
   booster.early_stopping_rounds = absl::GetFlag(FLAGS_early_stopping_rounds);
-  const std::string split_gain = absl::GetFlag(FLAGS_split_gain);
+  std::string split_gain = absl::GetFlag(FLAGS_split_gain);
+  if (split_gain == "auto") {
+    split_gain = job.objective.name == "plrank" && !absl::GetFlag(FLAGS_pl_paper)
+                     ? "newton"
+                     : "ls";
+  }
   if (split_gain == "ls") {
     booster.split_gain = plrank::SplitGain::kLeastSquares;
   } else if (split_gain == "newton") {
     booster.split_gain = plrank::SplitGain::kNewton;
   } else {
     return absl::InvalidArgumentError(
-        "--split_gain: '" + split_gain + "' is not one of ls, newton");
+        "--split_gain: '" + split_gain + "' is not one of auto, ls, newton");
   }
   if (booster.num_trees <= 0) return absl::InvalidArgumentError("--trees must be > 0");
   if (booster.num_leaves < 2) return absl::InvalidArgumentError("--leaves must be >= 2");
@@ -276,6 +283,8 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
       job.parameters[std::string(name)] = flag->CurrentValue();
     }
   }
+  // What 'auto' resolved to, so the artifact says which gain was used.
+  job.parameters["split_gain"] = split_gain;
   return job;
 }
 

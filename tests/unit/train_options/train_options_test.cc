@@ -93,3 +93,38 @@ TEST(TrainJobFromParamsTest, ReportsParamsTheObjectiveIgnores) {
 
 }  // namespace
 }  // namespace plrank::cli
+
+namespace plrank::cli {
+namespace {
+
+// --split_gain=auto (the default): Newton gain for PLRank, least squares for
+// the paper's PLRank and every other objective; the artifact records which.
+TEST(TrainJobFromParamsTest, AutoSplitGainIsNewtonForPlrankOnly) {
+  struct Case {
+    Params params;
+    SplitGain expected;
+    const char* recorded;
+  };
+  const Case cases[] = {
+      {{}, SplitGain::kNewton, "newton"},
+      {{{"pl_paper", "true"}}, SplitGain::kLeastSquares, "ls"},
+      {{{"objective", "lambdamart"}}, SplitGain::kLeastSquares, "ls"},
+      {{{"objective", "xendcg"}}, SplitGain::kLeastSquares, "ls"},
+      {{{"split_gain", "ls"}}, SplitGain::kLeastSquares, "ls"},
+      {{{"objective", "mart2"}, {"split_gain", "newton"}}, SplitGain::kNewton,
+       "newton"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<TrainJob> job = TrainJobFromParams(c.params);
+    ASSERT_TRUE(job.ok()) << job.status();
+    EXPECT_EQ(job->booster.split_gain, c.expected) << c.recorded;
+    EXPECT_EQ(job->parameters.at("split_gain"), c.recorded);
+  }
+  EXPECT_THAT(std::string(TrainJobFromParams({{"split_gain", "exact"}})
+                              .status()
+                              .message()),
+              HasSubstr("not one of auto, ls, newton"));
+}
+
+}  // namespace
+}  // namespace plrank::cli
