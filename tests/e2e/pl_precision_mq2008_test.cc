@@ -33,7 +33,8 @@ TEST(PlPrecisionMq2008, DerivativesOfAHardTrainedModelMatchTheReference) {
        // The previous default: sampled top-10 stopping at the lowest label,
        // raw Newton steps; it pushes irrelevant documents far down.
        "--pl_ties=permutation", "--pl_topk=10", "--pl_newton_damping=1e-6",
-       "--pl_max_leaf_step=100", "--learning_rate=0.3", "--trees=1000",
+       "--pl_max_leaf_step=100", "--split_gain=ls", "--learning_rate=0.3",
+       "--trees=1000",
        "--leaves=31",
        "--min_data_in_leaf=5", "--quiet"});
   ASSERT_EQ(train.exit_code, 0) << train.err;
