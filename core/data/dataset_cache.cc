@@ -46,11 +46,13 @@ struct Header {
 static_assert(sizeof(Header) == 104, "the header is written as raw bytes");
 constexpr size_t kHeaderBytes = sizeof(kMagic) + sizeof(Header);
 
-// The fingerprint of a source as it is now.
-struct SourceFingerprint {
-  uint64_t size = 0;
-  uint64_t checksum = 0;
-  uint64_t query_file_checksum = 0;
+// The source as the cache must match it. Hashing reads the whole source,
+// so ReadCache does it only once the cache's header is plausible for this
+// source (right format, options and size): a missing or stale cache costs
+// no extra read of the source.
+struct Source {
+  const std::string& path;
+  const std::string& query_file;
   uint64_t options_digest = 0;
 };
 
@@ -163,7 +165,7 @@ struct CacheRead {
   std::string why_not;
 };
 
-CacheRead ReadCache(const std::string& cache, const SourceFingerprint& now,
+CacheRead ReadCache(const std::string& cache, const Source& source,
                     const ReadOptions& options) {
   CacheRead result;
   std::FILE* file = std::fopen(cache.c_str(), "rb");
@@ -191,12 +193,23 @@ CacheRead ReadCache(const std::string& cache, const SourceFingerprint& now,
       h.byte_order != kByteOrderMark) {
     return fail("the cache is not a PLRank dataset cache of this version");
   }
-  if (h.source_size != now.size || h.source_checksum != now.checksum ||
-      h.query_file_checksum != now.query_file_checksum) {
+  if (h.options_digest != source.options_digest) {
+    return fail("the cache was written with other reading options");
+  }
+  struct stat source_info;
+  if (::stat(source.path.c_str(), &source_info) != 0 ||
+      static_cast<uint64_t>(source_info.st_size) != h.source_size) {
     return fail("the source changed since the cache was written");
   }
-  if (h.options_digest != now.options_digest) {
-    return fail("the cache was written with other reading options");
+  absl::StatusOr<std::pair<uint64_t, uint64_t>> hashed = HashFile(source.path);
+  absl::StatusOr<uint64_t> query_checksum = QueryFileChecksum(source.query_file);
+  if (!hashed.ok() || !query_checksum.ok()) {
+    // Left to the parser, which names the file that cannot be read.
+    return fail("the source cannot be read");
+  }
+  if (hashed->first != h.source_size || hashed->second != h.source_checksum ||
+      *query_checksum != h.query_file_checksum) {
+    return fail("the source changed since the cache was written");
   }
   uint64_t expected_size;
   if (h.num_features < 0 || h.num_features > options.max_feature_index ||
@@ -319,25 +332,15 @@ absl::StatusOr<CachedDataset> ReadLetorFileCached(
     const std::string& cache_dir) {
   const std::string cache = DatasetCachePath(source, cache_dir);
   const std::string query_file = ResolveQueryFile(source, options);
-  SourceFingerprint now;
-  now.options_digest = OptionsDigest(options);
-  std::string why_parse;
-  // A source or group file that cannot be read is left to the parser, which
-  // names it; the cache is then simply not consulted.
-  absl::StatusOr<std::pair<uint64_t, uint64_t>> hashed = HashFile(source);
-  absl::StatusOr<uint64_t> query_checksum = QueryFileChecksum(query_file);
-  if (hashed.ok() && query_checksum.ok()) {
-    now.size = hashed->first;
-    now.checksum = hashed->second;
-    now.query_file_checksum = *query_checksum;
-    CacheRead read = ReadCache(cache, now, options);
-    if (read.dataset.has_value()) {
-      read.dataset->note = absl::StrCat("read ", cache);
-      read.dataset->stats.query_file = query_file;
-      return *std::move(read.dataset);
-    }
-    why_parse = read.why_not;
+  const uint64_t options_digest = OptionsDigest(options);
+  CacheRead read =
+      ReadCache(cache, Source{source, query_file, options_digest}, options);
+  if (read.dataset.has_value()) {
+    read.dataset->note = absl::StrCat("read ", cache);
+    read.dataset->stats.query_file = query_file;
+    return *std::move(read.dataset);
   }
+  const std::string& why_parse = read.why_not;
   ReadOptions parse_options = options;
   parse_options.checksum_source = true;
   CachedDataset parsed;
@@ -345,14 +348,14 @@ absl::StatusOr<CachedDataset> ReadLetorFileCached(
       ReadLetorFile(source, parse_options, &parsed.stats);
   if (!data.ok()) return data.status();
   parsed.data = *std::move(data);
-  // The group file may have changed between hashing and parsing; hashing it
-  // again after the parse keeps a cache from pairing old groups with new text.
+  // The text's checksum comes from the parse itself; the group file is
+  // hashed right after it, as close to its use as this can get.
   absl::StatusOr<uint64_t> query_after = QueryFileChecksum(query_file);
   absl::Status written =
       !query_after.ok()
           ? query_after.status()
           : WriteCache(cache, parsed.data, parsed.stats, *query_after,
-                       now.options_digest);
+                       options_digest);
   parsed.note =
       written.ok()
           ? absl::StrCat("wrote ", cache, why_parse.empty() ? "" : " (",
