@@ -486,9 +486,13 @@ absl::StatusOr<Dataset> LetorParser::Assemble(const std::string& query_file,
     const uint64_t row_end = row_ends_[row];
     const uint32_t first = row_first_feature_[row];
     if (first != kIndexedRow) {
-      float* column = features + first * num_documents + position;
-      for (; entry < row_end; ++entry, column += num_documents) {
-        *column = values_[entry];
+      // Only a row with entries forms a pointer: with no features at all,
+      // `features` is null and even an unused offset from it is undefined.
+      if (entry < row_end) {
+        float* column = features + first * num_documents + position;
+        for (; entry < row_end; ++entry, column += num_documents) {
+          *column = values_[entry];
+        }
       }
     } else {
       // In order, so with --duplicate_features=last the later value wins.
