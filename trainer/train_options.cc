@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "common/data_flags.h"
 #include "common/flag_parsing.h"
 #include "common/program.h"
+#include "core/objectives/objective.h"
 #include "core/objectives/registry.h"
 #include "core/pipeline/linear_trainers.h"
 
@@ -249,9 +251,13 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   booster.early_stopping_rounds = absl::GetFlag(FLAGS_early_stopping_rounds);
   std::string split_gain = absl::GetFlag(FLAGS_split_gain);
   if (split_gain == "auto") {
-    split_gain = job.objective.name == "plrank" && !absl::GetFlag(FLAGS_pl_paper)
-                     ? "newton"
-                     : "ls";
+    // The objective declares the gain it was tuned with; linear rankers grow
+    // no trees, so any value is moot for them.
+    absl::StatusOr<std::unique_ptr<plrank::Objective>> objective =
+        plrank::MakeObjective(job.objective);
+    split_gain =
+        objective.ok() && (*objective)->prefers_newton_split_gain() ? "newton"
+                                                                    : "ls";
   }
   if (split_gain == "ls") {
     booster.split_gain = plrank::SplitGain::kLeastSquares;

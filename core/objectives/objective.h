@@ -59,6 +59,12 @@ class Objective {
     return ScoreTransform::kIdentity;
   }
 
+  // The split gain this loss was tuned with, used when the user leaves
+  // --split_gain at 'auto': true for the second-order (Newton) gain, false
+  // for least squares on the pseudo-response. The tree learner stays
+  // loss-agnostic: the trainer resolves 'auto' through this before boosting.
+  virtual bool prefers_newton_split_gain() const { return false; }
+
   // Binds to the training set (labels and query boundaries): draws
   // permutations, builds contexts, precomputes ideal DCGs, ... `seed` makes
   // every random choice reproducible. Called once before boosting.

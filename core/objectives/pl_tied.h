@@ -43,6 +43,9 @@ class PlackettLuceTiedObjective : public QueryObjective {
       : options_(options) {}
 
   std::string name() const override { return "plrank"; }
+  bool prefers_newton_split_gain() const override {
+    return options_.newton_split_gain;
+  }
   // Query q's booster gradient -L'(d) and hessian (see above).
   void QueryDerivatives(size_t q, const double* scores, double* gradients,
                         double* hessians, QueryScratch& scratch) const override;

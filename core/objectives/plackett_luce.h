@@ -39,6 +39,9 @@ class PlackettLuceObjective : public QueryObjective {
       : options_(options) {}
 
   std::string name() const override { return "plrank"; }
+  bool prefers_newton_split_gain() const override {
+    return options_.newton_split_gain;
+  }
   // Init with given ground-truth permutations (see PlContexts).
   absl::Status InitWithPermutations(
       const Dataset& train,

@@ -74,6 +74,11 @@ struct PlackettLuceOptions {
   // Leaf values from the diagonal Newton step -sum g / (sum h + lambda_l2)
   // (then clipped) instead of the exact per-context step.
   bool diagonal_leaf_step = false;
+  // The split gain this configuration prefers under --split_gain=auto
+  // (Objective::prefers_newton_split_gain): the paper fits trees by least
+  // squares; PLRank's default uses the Newton gain (README, "Choosing PLRank
+  // settings").
+  bool newton_split_gain = false;
 };
 
 // Parse the names used by --pl_ties / --pl_weighting (InvalidArgument, listing

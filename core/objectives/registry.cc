@@ -42,6 +42,7 @@ absl::StatusOr<std::unique_ptr<Objective>> MakePlackettLuce(
   pl.weighting = *weighting;
   pl.normalize_queries = options.pl_normalize_queries;
   pl.diagonal_leaf_step = options.pl_diagonal_leaf_step;
+  pl.newton_split_gain = options.pl_newton_split_gain;
   if (absl::Status s = ValidatePlackettLuceOptions(pl); !s.ok()) return s;
   if (pl.ties == PlTies::kPermutation) {
     return std::unique_ptr<Objective>(new PlackettLuceObjective(pl));
@@ -116,6 +117,7 @@ ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base) {
   base.pl_stop_at_lowest_label = paper.stop_at_lowest_label;
   base.pl_newton_damping = paper.newton_damping;
   base.pl_max_leaf_step = paper.max_leaf_step;
+  base.pl_newton_split_gain = paper.newton_split_gain;
   return base;
 }
 

@@ -36,6 +36,7 @@ struct ObjectiveOptions {
   std::string pl_weighting = "uniform";
   bool pl_normalize_queries = false;
   bool pl_diagonal_leaf_step = false;
+  bool pl_newton_split_gain = true;  // see PlackettLuceOptions
   // LambdaMART (see LambdaMartOptions): logistic slope, and the top of the
   // current ranking a pair must touch (0 = all pairs).
   double lambdamart_sigma = 1.0;

@@ -87,6 +87,30 @@ TEST(RegistryTest, PaperOptionsAreThePapers) {
   absl::StatusOr<std::unique_ptr<Objective>> objective = MakeObjective(paper);
   ASSERT_TRUE(objective.ok());
   EXPECT_EQ((*objective)->name(), "plrank");
+  // The paper fits its trees by least squares.
+  EXPECT_FALSE((*objective)->prefers_newton_split_gain());
+}
+
+// --split_gain=auto asks the objective: PLRank's default (either tie
+// handling) was tuned with the Newton gain, every other loss with least
+// squares.
+TEST(RegistryTest, ObjectivesDeclareTheirSplitGain) {
+  for (const char* ties : {"efron", "permutation"}) {
+    ObjectiveOptions plrank;
+    plrank.pl_ties = ties;
+    absl::StatusOr<std::unique_ptr<Objective>> objective =
+        MakeObjective(plrank);
+    ASSERT_TRUE(objective.ok()) << objective.status();
+    EXPECT_TRUE((*objective)->prefers_newton_split_gain()) << ties;
+  }
+  for (const std::string& name : TreeObjectives()) {
+    if (name == "plrank") continue;
+    ObjectiveOptions other;
+    other.name = name;
+    absl::StatusOr<std::unique_ptr<Objective>> objective = MakeObjective(other);
+    ASSERT_TRUE(objective.ok()) << name << ": " << objective.status();
+    EXPECT_FALSE((*objective)->prefers_newton_split_gain()) << name;
+  }
 }
 
 }  // namespace
