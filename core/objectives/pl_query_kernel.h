@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/objectives/pl_contexts.h"
+#include "core/objectives/pl_exp_range.h"
 
 namespace plrank::pl_internal {
 
@@ -43,14 +44,15 @@ struct PlWorkspace {
 
 // Fills ws.exp_score and ws.owner for the query whose scores start at
 // `scores`; returns the sum of e_d over the documents no permutation chooses
-// (they belong to every context). *max_score receives max_s.
+// (they belong to every context). *max_score receives the shift of the
+// exponentials (PlExpShift: max_s unless the scores spread very wide).
 inline double PrepareQuery(const double* scores, const PlQuery& query,
                            const PlContexts& contexts, PlWorkspace& ws,
                            double* max_score) {
   const uint32_t n = query.size;
-  const double top = *std::max_element(scores, scores + n);
+  const double top = PlExpShift(scores, n);
   for (uint32_t d = 0; d < n; ++d) {
-    ws.exp_score[d] = std::exp(scores[d] - top);
+    ws.exp_score[d] = std::exp(PlExpArgument(scores[d], top));
     ws.owner[d] = kNeverChosen;
   }
   const uint32_t* chosen = contexts.union_documents(query);

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/objectives/pl_exp_range.h"
 #include "core/objectives/pl_leaf_step.h"
 
 namespace plrank {
@@ -53,12 +54,13 @@ double GroupShare(bool efron, uint32_t k, double inv_size) {
 //   alpha = sum w/D, beta = sum w c/D, gamma = sum w/D^2,
 //   delta = sum w c/D^2, epsilon = sum w c^2/D^2, eta = sum w g/D^2,
 //   omega = sum w.
-// Returns max_s.
+// Returns the shift of the exponentials (PlExpShift).
 double PrepareQuery(const double* scores, const PlTieQuery& query,
                     const PlTieGroups& groups, PlTies ties, TiedWorkspace& ws) {
-  const double max_score = *std::max_element(scores, scores + query.size);
+  const double max_score = pl_internal::PlExpShift(scores, query.size);
   for (uint32_t d = 0; d < query.size; ++d) {
-    ws.exp_score[d] = std::exp(scores[d] - max_score);
+    ws.exp_score[d] =
+        std::exp(pl_internal::PlExpArgument(scores[d], max_score));
   }
   const PlTieGroup* group = groups.groups(query);
   double below = 0.0;
@@ -191,13 +193,13 @@ double TiedQueryLoss(const double* scores, const PlTieQuery& query,
         const uint32_t d = members[k];
         loss += ws.member_weight[i] *
                 (std::log(std::max(ws.below[i] + ws.exp_score[d], DBL_MIN)) -
-                 (scores[d] - max_score));
+                 pl_internal::PlExpArgument(scores[d], max_score));
       }
       continue;
     }
     double mean = 0.0;
     for (uint32_t k = 0; k < group[i].size; ++k) {
-      mean += scores[members[k]] - max_score;
+      mean += pl_internal::PlExpArgument(scores[members[k]], max_score);
     }
     mean /= group[i].size;
     const double* w = groups.weights(group[i]);

@@ -152,7 +152,7 @@ double PlQueryLoss(const double* scores, const PlQuery& query,
     const uint32_t* order = contexts.chosen(query, p);
     for (uint32_t j = 0; j < query.depth; ++j) {
       if (w[j] != 0.0) normalizers += w[j] * std::log(ws.suffix[j]);
-      chosen += scores[order[j]] - max_score;
+      chosen += pl_internal::PlExpArgument(scores[order[j]], max_score);
     }
   }
   return normalizers - chosen / m;
