@@ -30,6 +30,9 @@ if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
     # Fuzzing (scripts/fuzz.sh and the fuzz smoke of scripts/test.sh): clang
     # with its sanitizer and libFuzzer runtimes, and its OpenMP.
     clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev
+    # Distributed training (README "Distributed training"): plrank-train
+    # over Open MPI, and mpirun for its tests.
+    openmpi-bin libopenmpi-dev
   )
   # Manifest rendering and schema validation need kubectl (kustomize) and
   # node/npm; use whatever the machine has, else Debian's packages.
