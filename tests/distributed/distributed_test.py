@@ -13,6 +13,8 @@ CASE is one of
                                 job, naming the rank, and no model is written
   mismatch                      ranks started with different flags are
                                 refused before training, naming the rank
+  publish                       plrank-publish --launcher='mpirun ...' (the
+                                Kubernetes MPIJob's command) publishes
 
 Skips (exit 77, with a message) when mpirun is absent or plrank-train was
 built without MPI; fails instead when the CI environment variable is set.
@@ -181,6 +183,30 @@ def case_mismatch(bin_dir, work):
         raise SystemExit("FAIL: rank 1 has rank 0's flags but was named")
 
 
+def case_publish(bin_dir, work):
+    """plrank-publish --launcher=mpirun... (the Kubernetes MPIJob's
+    command) publishes the distributed model as a new version."""
+    train, valid, test = generate(bin_dir, work)
+    publish = pathlib.Path(__file__).resolve().parents[2] / "deploy" / \
+        "docker" / "plrank-publish"
+    base = work / "models"
+    base.mkdir()
+    launcher = " ".join(mpirun_command(2))
+    command = [str(publish), f"--base_path={base}", "--model=web",
+               "--version=3", f"--bin_dir={bin_dir}", f"--eval_data={test}",
+               f"--launcher={launcher}", "--",
+               f"--train={train}", f"--valid={valid}", "--trees=5",
+               "--leaves=7", "--min_data_in_leaf=5", "--num_threads=1"]
+    result = run(command, check=False)
+    print(result.stdout)
+    model = base / "web" / "3" / "model.pb"
+    if result.returncode != 0 or not model.is_file():
+        raise SystemExit("FAIL: nothing published")
+    if "distributed: 2 ranks" not in result.stdout:
+        raise SystemExit("FAIL: plrank-train did not run under mpirun")
+    print("PASS")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin_dir", required=True, type=pathlib.Path)
@@ -202,6 +228,8 @@ def main():
             case_failing(args.bin_dir, work)
         elif args.case == "mismatch":
             case_mismatch(args.bin_dir, work)
+        elif args.case == "publish":
+            case_publish(args.bin_dir, work)
         else:
             raise SystemExit(f"unknown case {args.case}")
 

@@ -71,25 +71,49 @@ void MpiReducer::Sum(absl::Span<double> values) {
   ++sum_calls_;
   if (sum_calls_ == kill_at_call_) std::raise(SIGKILL);
   if (size_ == 1 || values.empty()) return;
-  const size_t n = values.size();
-  gathered_.resize(n * size_);
-  // Chunks below INT_MAX elements (MPI counts are int).
-  constexpr size_t kChunk = size_t{1} << 28;
-  for (size_t begin = 0; begin < n; begin += kChunk) {
-    const int count = static_cast<int>(std::min(kChunk, n - begin));
-    std::vector<double> part;
-    if (n > kChunk) part.resize(static_cast<size_t>(count) * size_);
-    double* out = n > kChunk ? part.data() : gathered_.data();
-    MPI_Allgather(values.data() + begin, count, MPI_DOUBLE, out, count,
-                  MPI_DOUBLE, MPI_COMM_WORLD);
-    // Fixed order: rank 0's value, plus rank 1's, plus rank 2's ...
-    for (int i = 0; i < count; ++i) {
-      double sum = out[i];
-      for (int r = 1; r < size_; ++r) sum += out[static_cast<size_t>(r) * count + i];
-      values[begin + i] = sum;
-    }
+  // MPI counts are int: pieces of at most 2^28 doubles.
+  constexpr size_t kPiece = size_t{1} << 28;
+  for (size_t begin = 0; begin < values.size(); begin += kPiece) {
+    SumPiece(values.subspan(begin, std::min(kPiece, values.size() - begin)));
   }
-  bytes_sent_ += static_cast<int64_t>(n * sizeof(double)) * (size_ - 1);
+}
+
+void MpiReducer::SumPiece(absl::Span<double> values) {
+  // Reduce-scatter then allgather (as a ring allreduce, and as LightGBM's
+  // data-parallel learner reduce-scatters histograms by feature): rank r
+  // owns block [n r / P, n (r+1) / P), receives every rank's copy of it
+  // (MPI_Alltoallv), sums them in rank order, and the sums are gathered back
+  // (MPI_Allgatherv). Each rank sends about 2 n (P-1) / P doubles whatever
+  // P, and every element is r0 + r1 + ... + r(P-1) in that order.
+  const int n = static_cast<int>(values.size());
+  const int p = size_;
+  counts_.resize(p);
+  displacements_.resize(p);
+  for (int r = 0; r < p; ++r) {
+    const int begin = static_cast<int>(static_cast<int64_t>(n) * r / p);
+    const int end = static_cast<int>(static_cast<int64_t>(n) * (r + 1) / p);
+    displacements_[r] = begin;
+    counts_[r] = end - begin;
+  }
+  const int mine = counts_[rank_];
+  receive_counts_.assign(p, mine);
+  receive_displacements_.resize(p);
+  for (int r = 0; r < p; ++r) receive_displacements_[r] = r * mine;
+  gathered_.resize(static_cast<size_t>(mine) * p);
+  MPI_Alltoallv(values.data(), counts_.data(), displacements_.data(),
+                MPI_DOUBLE, gathered_.data(), receive_counts_.data(),
+                receive_displacements_.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  block_.resize(mine);
+  for (int i = 0; i < mine; ++i) {
+    double sum = gathered_[i];
+    for (int r = 1; r < p; ++r) sum += gathered_[static_cast<size_t>(r) * mine + i];
+    block_[i] = sum;
+  }
+  MPI_Allgatherv(block_.data(), mine, MPI_DOUBLE, values.data(),
+                 counts_.data(), displacements_.data(), MPI_DOUBLE,
+                 MPI_COMM_WORLD);
+  bytes_sent_ += static_cast<int64_t>(sizeof(double)) *
+                 ((n - mine) + static_cast<int64_t>(mine) * (p - 1));
 }
 
 absl::Status MpiReducer::CheckSameOnEveryRank(uint64_t digest) {

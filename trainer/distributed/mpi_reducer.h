@@ -30,9 +30,10 @@ class MpiReducer final : public Reducer {
   int32_t rank() const override { return rank_; }
   int32_t num_ranks() const override { return size_; }
 
-  // MPI_Allgather of every rank's values, then the sum in rank order on
-  // every rank: the same bits everywhere, and the same as any other rank
-  // count would give up to the order of the rank partials.
+  // Reduce-scatter (MPI_Alltoallv) and allgather (MPI_Allgatherv) of
+  // blocks, each block summed in rank order by its owner: every rank gets
+  // the same bits, r0 + r1 + ... per element, and sends about
+  // 2 n (P-1) / P doubles.
   void Sum(absl::Span<double> values) override;
   int64_t bytes_sent() const override { return bytes_sent_; }
   int64_t sum_calls() const { return sum_calls_; }
@@ -47,10 +48,14 @@ class MpiReducer final : public Reducer {
 
  private:
   MpiReducer(int rank, int size) : rank_(rank), size_(size) {}
+  void SumPiece(absl::Span<double> values);  // values.size() < 2^31
 
   int32_t rank_;
   int32_t size_;
-  std::vector<double> gathered_;
+  std::vector<double> gathered_;  // every rank's copy of this rank's block
+  std::vector<double> block_;     // this rank's block, summed
+  std::vector<int> counts_, displacements_;
+  std::vector<int> receive_counts_, receive_displacements_;
   int64_t bytes_sent_ = 0;
   int64_t sum_calls_ = 0;
   // Test hook (tests/distributed): PLRANK_DISTRIBUTED_TEST_KILL="R:K" makes
