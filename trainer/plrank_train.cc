@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
         plrank::cli::ProgramNameForMessages(), " (rank ", rank, " of ",
         num_ranks, ")"));
   }
-  const int code = plrank::cli::RunOrFailOnOutOfMemory([&reducer, rank] {
+  const int code = plrank::cli::RunOrFailOnOutOfMemory([&] {
     if (absl::GetFlag(FLAGS_train).empty()) {
       return plrank::cli::Fail(
           absl::InvalidArgumentError("--train is required"));
@@ -112,13 +112,19 @@ int main(int argc, char** argv) {
     if (rank != 0) return 0;
     std::printf("load_seconds=%.3f\ntrain_seconds=%.3f\n",
                 summary->load_seconds, summary->train_seconds);
-    if (reducer && reducer->num_ranks() > 1) {
-      std::printf("distributed_bytes_sent_per_iteration=%.0f\n",
+#ifdef PLRANK_WITH_MPI
+    if (mpi != nullptr && mpi->num_ranks() > 1) {
+      // Rank 0's: every rank sends the same amount; the reduce seconds
+      // include waiting for slower ranks.
+      std::printf("distributed_bytes_sent_per_iteration=%.0f\n"
+                  "distributed_reduce_seconds=%.3f\n",
                   summary->iterations > 0
-                      ? static_cast<double>(reducer->bytes_sent()) /
+                      ? static_cast<double>(mpi->bytes_sent()) /
                             summary->iterations
-                      : 0.0);
+                      : 0.0,
+                  mpi->seconds_in_sum());
     }
+#endif
     return 0;
   });
 #ifdef PLRANK_WITH_MPI

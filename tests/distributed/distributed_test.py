@@ -13,6 +13,8 @@ CASE is one of
                                 job, naming the rank, and no model is written
   mismatch                      ranks started with different flags are
                                 refused before training, naming the rank
+  other_binary                  a rank started from another binary is
+                                refused before training, naming the rank
   publish                       plrank-publish --launcher='mpirun ...' (the
                                 Kubernetes MPIJob's command) publishes
 
@@ -183,6 +185,22 @@ def case_mismatch(bin_dir, work):
         raise SystemExit("FAIL: rank 1 has rank 0's flags but was named")
 
 
+def case_other_binary(bin_dir, work):
+    """A rank started from another build of plrank-train (here: a copy with
+    one extra byte, which still runs) is refused before training."""
+    train, valid, _ = generate(bin_dir, work)
+    model = work / "model.pb"
+    train_bin = bin_dir / "plrank-train"
+    other = work / "plrank-train-other"
+    other.write_bytes(train_bin.read_bytes() + b"\0")
+    other.chmod(0o755)
+    flags = train_flags(train, valid, model, [])
+    command = mpirun_command(1) + [str(train_bin)] + flags + \
+        [":", "-np", "1", str(other)] + flags
+    result = run(command, check=False)
+    expect_failure(result, model, ["rank 1 (binary)"])
+
+
 def case_publish(bin_dir, work):
     """plrank-publish --launcher=mpirun... (the Kubernetes MPIJob's
     command) publishes the distributed model as a new version."""
@@ -228,6 +246,8 @@ def main():
             case_failing(args.bin_dir, work)
         elif args.case == "mismatch":
             case_mismatch(args.bin_dir, work)
+        elif args.case == "other_binary":
+            case_other_binary(args.bin_dir, work)
         elif args.case == "publish":
             case_publish(args.bin_dir, work)
         else:

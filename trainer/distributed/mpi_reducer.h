@@ -36,6 +36,8 @@ class MpiReducer final : public Reducer {
   // 2 n (P-1) / P doubles.
   void Sum(absl::Span<double> values) override;
   int64_t bytes_sent() const override { return bytes_sent_; }
+  // Seconds spent in Sum, waiting for slower ranks included.
+  double seconds_in_sum() const { return seconds_in_sum_; }
   int64_t sum_calls() const { return sum_calls_; }
 
   // Mixes in a digest of this program's binary (/proc/self/exe), so ranks
@@ -57,6 +59,7 @@ class MpiReducer final : public Reducer {
   std::vector<int> counts_, displacements_;
   std::vector<int> receive_counts_, receive_displacements_;
   int64_t bytes_sent_ = 0;
+  double seconds_in_sum_ = 0.0;
   int64_t sum_calls_ = 0;
   // Test hook (tests/distributed): PLRANK_DISTRIBUTED_TEST_KILL="R:K" makes
   // rank R send itself SIGKILL at its K-th Sum, to show that a rank dying
