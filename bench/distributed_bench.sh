@@ -6,7 +6,9 @@
 # in the training file; reused when present in WORK_DIR), then trains PLRank single-process and with mpirun -np 2 and 4,
 # one thread per rank (PLRANK_BENCH_TREES trees, default 20, 31 leaves), and
 # prints one markdown row per run: wall time of the whole job, rank 0's
-# train_seconds and per iteration, the peak RSS of every rank (GNU time), and
+# train_seconds and per iteration, rank 0's seconds inside reductions
+# (waiting included), the user CPU seconds and peak RSS of every rank (GNU
+# time; CPU seconds show the division of work even on a busy machine), and
 # the bytes each rank sends per iteration (distributed_bytes_sent_per_
 # iteration; MPI_Allgather of each reduced vector). Speed is measured here,
 # never asserted in tests.
@@ -23,8 +25,8 @@ mpirun=(mpirun --oversubscribe --bind-to none)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 export OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-echo "| set | train documents | ranks | wall s | load s | train s | s / iteration | rank 0 s in reductions | peak RSS per rank MB | bytes sent per rank per iteration |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"
+echo "| set | train documents | ranks | wall s | load s | train s | s / iteration | rank 0 s in reductions | user CPU s per rank | peak RSS per rank MB | bytes sent per rank per iteration |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |"
 for queries in "${sets[@]}"; do
   # All queries train (--out, not a 60/20/20 split).
   data=$work/gen$queries
@@ -40,9 +42,9 @@ for queries in "${sets[@]}"; do
     log=$work/run-$queries-$ranks.log
     start=$(date +%s.%N)
     if [ "$ranks" -eq 1 ]; then
-      /usr/bin/time -f "rank_peak_rss_kb=%M" "$bin/plrank-train" "${flags[@]}" >"$log" 2>&1
+      /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$bin/plrank-train" "${flags[@]}" >"$log" 2>&1
     else
-      "${mpirun[@]}" -np "$ranks" /usr/bin/time -f "rank_peak_rss_kb=%M" \
+      "${mpirun[@]}" -np "$ranks" /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" \
         "$bin/plrank-train" "${flags[@]}" >"$log" 2>&1
     fi
     end=$(date +%s.%N)
@@ -52,9 +54,11 @@ for queries in "${sets[@]}"; do
     # The ranks' GNU time lines may interleave: match the figures anywhere.
     rss=$(grep -o 'peak_rss_kb=[0-9]*' "$log" |
           awk -F= '{ printf "%s%d", sep, $2 / 1024; sep = ", " }')
+    cpu=$(grep -o 'user_seconds=[0-9.]*' "$log" |
+          awk -F= '{ printf "%s%.0f", sep, $2; sep = ", " }')
     bytes=$(awk -F= '/^distributed_bytes_sent_per_iteration=/ { print $2 }' "$log")
     reduce=$(awk -F= '/^distributed_reduce_seconds=/ { print $2 }' "$log")
     load=$(awk -F= '/^load_seconds=/ { print $2 }' "$log")
-    echo "| gen $queries queries | $documents | $ranks | $wall | $load | $train | $per | ${reduce:--} | $rss | ${bytes:-0} |"
+    echo "| gen $queries queries | $documents | $ranks | $wall | $load | $train | $per | ${reduce:--} | $cpu | $rss | ${bytes:-0} |"
   done
 done
