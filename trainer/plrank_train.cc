@@ -50,11 +50,17 @@ int main(int argc, char** argv) {
       argc, argv,
       "Trains a ranking model.\n  plrank-train --train=F [--valid=F] "
       "--model_out=model.pb [flags]\n"
+#ifdef PLRANK_WITH_MPI
       "Distributed (data-parallel by query, tree objectives only; the linear "
       "rankers ca and listmle train single-process):\n"
       "  mpirun -np N plrank-train --train=F ... (every rank reads all of "
       "--train and trains on its share of the queries; rank 0 writes the "
-      "model)");
+      "model)"
+#else
+      "Single-process only: this build has no MPI (README \"Distributed "
+      "training\")"
+#endif
+  );
   const int32_t rank = reducer ? reducer->rank() : 0;
   const int32_t num_ranks = reducer ? reducer->num_ranks() : 1;
   if (reducer) {
