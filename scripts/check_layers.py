@@ -44,6 +44,9 @@ RULES = {
     "core/pipeline/": ("core/",),
     "common/": ("core/data/", "core/metrics/"),
     "trainer/": ("core/", "common/"),
+    # The MPI module of distributed training: a Reducer (core/boosting/)
+    # over MPI, and the only code that may include <mpi.h> (MPI_ONLY).
+    "trainer/distributed/": ("core/boosting/",),
     "server/": ("core/data/", "core/metrics/", "core/model/", "common/",
                 "grpcpp/", "grpc/", "prometheus/", "plrank/v1/",
                 "google/protobuf/"),
@@ -58,6 +61,11 @@ TEST_CODE = ("tests/", "fuzz/", "bench/")
 TEST_ONLY = "tests/unit/"
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+# MPI stays behind the Reducer interface: only this directory includes it,
+# so core/ builds and runs without MPI.
+MPI_ONLY = "trainer/distributed/"
+MPI_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]mpi(\.h|cxx\.h)?[>"]')
 
 
 def layer_of(relative: str):
@@ -94,6 +102,12 @@ def check_file(root: pathlib.Path, path: pathlib.Path):
     problems = []
     text = path.read_text(encoding="utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), start=1):
+        if MPI_INCLUDE.match(line) and not relative.startswith(MPI_ONLY):
+            problems.append(
+                f"{relative}:{number}: only {MPI_ONLY.rstrip('/')} may "
+                "include MPI (the rest sees a Reducer; see "
+                "docs/ARCHITECTURE.md)")
+            continue
         match = INCLUDE.match(line)
         if not match:
             continue

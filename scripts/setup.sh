@@ -13,6 +13,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev openssl
   liblbfgs-dev
   libssl-dev   # plrank-server checks its TLS files with OpenSSL
+  # plrank-train's distributed training over Open MPI (README "Distributed
+  # training"), also in the image; without it plrank-train is single-process.
+  libopenmpi-dev
 )
 if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
   packages+=(
@@ -30,6 +33,9 @@ if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
     # Fuzzing (scripts/fuzz.sh and the fuzz smoke of scripts/test.sh): clang
     # with its sanitizer and libFuzzer runtimes, and its OpenMP.
     clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev
+    # Distributed training (README "Distributed training"): mpirun for its
+    # tests (libopenmpi-dev, above, builds plrank-train with MPI).
+    openmpi-bin
   )
   # Manifest rendering and schema validation need kubectl (kustomize) and
   # node/npm; use whatever the machine has, else Debian's packages.

@@ -120,10 +120,23 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
   learner_config.rules.lambda_l2 = config.lambda_l2;
   learner_config.rules.min_data_in_leaf = std::max(config.min_data_in_leaf, 1);
   learner_config.rules.min_sum_hessian_in_leaf = config.min_sum_hessian_in_leaf;
+  learner_config.reducer = inputs.reducer;
   TreeLearner learner(train_bins, learner_config);
+  IdentityReducer identity;
+  Reducer& reducer = inputs.reducer != nullptr ? *inputs.reducer : identity;
 
+  // The queries this rank works on: all of them single-process.
+  const bool distributed = reducer.num_ranks() > 1;
+  std::vector<uint8_t> owned;
+  if (distributed) {
+    owned.resize(train.num_queries());
+    for (size_t q = 0; q < owned.size(); ++q) {
+      owned[q] = QueryOwner(q, owned.size(), reducer.num_ranks()) ==
+                 reducer.rank();
+    }
+  }
   const bool bagging = config.bagging_freq > 0 && config.bagging_fraction < 1.0;
-  std::vector<uint8_t> query_in_bag;  // empty = every query
+  std::vector<uint8_t> query_in_bag = owned;  // empty = every query
   std::vector<uint32_t> bag;
   DocumentsOfBag(train, query_in_bag, &bag);
 
@@ -139,8 +152,10 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (int32_t iteration = 0; iteration < config.num_trees; ++iteration) {
     if (bagging && iteration % config.bagging_freq == 0) {
+      // Drawn over all queries from the same seed on every rank.
       query_in_bag = DrawQueryBag(train.num_queries(), config.bagging_fraction,
                                   config.seed, iteration / config.bagging_freq);
+      for (size_t q = 0; q < owned.size(); ++q) query_in_bag[q] &= owned[q];
       DocumentsOfBag(train, query_in_bag, &bag);
     }
     objective.ComputeGradients(scores, query_in_bag, absl::MakeSpan(gradients),
@@ -169,7 +184,11 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
       assignment.hessians = h;
       assignment.lambda_l2 = config.lambda_l2;
       leaf_values.assign(tree.num_leaves(), 0.0);
-      objective.ComputeLeafValues(scores, assignment, absl::MakeSpan(leaf_values));
+      std::vector<double> statistics =
+          objective.LeafStatistics(scores, assignment);
+      reducer.Sum(absl::MakeSpan(statistics));
+      objective.LeafValuesFromStatistics(statistics, assignment,
+                                         absl::MakeSpan(leaf_values));
       for (int32_t l = 0; l < tree.num_leaves(); ++l) {
         tree.leaf_value[l] = std::isfinite(leaf_values[l])
                                  ? config.learning_rate * leaf_values[l]

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
+#include "core/boosting/reducer.h"
 #include "core/model/ensemble.h"
 #include "core/objectives/objective.h"
 
@@ -61,6 +62,14 @@ struct BoosterInputs {
   Evaluator train_evaluator;             // optional, for progress
   Evaluator valid_evaluator;             // optional; drives early stopping
   std::function<void(const IterationReport&)> on_iteration;  // optional
+  // Distributed training (data-parallel by query): every rank passes the
+  // whole training set (so bin boundaries, objective preparation, bags and
+  // feature subsets are the same by construction) and its Reducer; a rank
+  // computes gradients, histograms and leaf statistics only on the queries
+  // it owns (QueryOwner) and the reducer sums them. Scores, losses and
+  // metrics are kept for every document on every rank, so they need no
+  // reduction. Null (or one rank): single-process.
+  Reducer* reducer = nullptr;
 };
 
 struct BoosterResult {

@@ -17,6 +17,7 @@ TreeLearner::TreeLearner(const BinnedDataset& data,
   config_.num_leaves = std::max(config_.num_leaves, 1);
   config_.num_threads = std::clamp(config_.num_threads, 1, kMaxThreads);
   config_.rules.min_data_in_leaf = std::max(config_.rules.min_data_in_leaf, 1);
+  distributed_ = config_.reducer != nullptr && config_.reducer->num_ranks() > 1;
   if (config_.num_leaves > 1) {
     histograms_.resize(layout_.size() * config_.num_leaves);
   }
@@ -32,8 +33,10 @@ void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
                                absl::Span<const float> hessians,
                                absl::Span<const int32_t> features) {
   const uint32_t min_to_split = 2u * config_.rules.min_data_in_leaf;
-  const bool scan_built = built->count >= min_to_split;
-  const bool scan_derived = derived != nullptr && derived->count >= min_to_split;
+  // Global counts: every rank must take the same branches (and make the same
+  // collective calls).
+  const bool scan_built = built->total >= min_to_split;
+  const bool scan_derived = derived != nullptr && derived->total >= min_to_split;
   built->best = SplitCandidate{};
   if (derived != nullptr) derived->best = SplitCandidate{};
   // Neither child can split: their histograms would never be read.
@@ -56,6 +59,11 @@ void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
     pairs[2 * j] = gradients[documents[j]];
     pairs[2 * j + 1] = newton ? hessians[documents[j]] : 1.0;
   }
+  if (distributed_) {
+    BuildReduceAndScan(built, derived, scan_built, scan_derived, threads,
+                       features);
+    return;
+  }
   SplitCandidate best_built[kMaxThreads], best_derived[kMaxThreads];
 #pragma omp parallel num_threads(threads)
   {
@@ -68,6 +76,53 @@ void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
       builder_.BuildGroup(group, absl::MakeConstSpan(documents, count), pairs,
                           built_histogram);
       for (int32_t f : group) {
+        if (scan_built) {
+          ScanFeatureForSplit(layout_, data_, built_histogram, built->sums, f,
+                              config_.rules, &mine_built);
+        }
+        if (scan_derived) {
+          SubtractFeature(layout_, f, built_histogram, derived_histogram);
+          ScanFeatureForSplit(layout_, data_, derived_histogram, derived->sums,
+                              f, config_.rules, &mine_derived);
+        }
+      }
+    }
+    best_built[omp_get_thread_num()] = mine_built;
+    best_derived[omp_get_thread_num()] = mine_derived;
+  }
+  for (int t = 0; t < threads; ++t) {
+    if (BetterSplit(best_built[t], built->best)) built->best = best_built[t];
+    if (derived != nullptr && BetterSplit(best_derived[t], derived->best)) {
+      derived->best = best_derived[t];
+    }
+  }
+}
+
+void TreeLearner::BuildReduceAndScan(Leaf* built, Leaf* derived,
+                                     bool scan_built, bool scan_derived,
+                                     int threads,
+                                     absl::Span<const int32_t> features) {
+  const uint32_t* documents = indices_.data() + built->begin;
+  const double* pairs = ordered_pairs_.data();
+  double* built_histogram = histogram(built->histogram);
+  double* derived_histogram = scan_derived ? histogram(derived->histogram) : nullptr;
+  const int32_t num_groups = builder_.GroupCount(features.size(), threads);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int32_t g = 0; g < num_groups; ++g) {
+    builder_.BuildGroup(FeatureGroup(features, num_groups, g),
+                        absl::MakeConstSpan(documents, built->count), pairs,
+                        built_histogram);
+  }
+  // The whole layout: slots of features outside `features` hold stale sums
+  // that are never read.
+  config_.reducer->Sum(absl::MakeSpan(built_histogram, layout_.size()));
+  SplitCandidate best_built[kMaxThreads], best_derived[kMaxThreads];
+#pragma omp parallel num_threads(threads)
+  {
+    SplitCandidate mine_built, mine_derived;
+#pragma omp for schedule(dynamic, 1) nowait
+    for (int32_t g = 0; g < num_groups; ++g) {
+      for (int32_t f : FeatureGroup(features, num_groups, g)) {
         if (scan_built) {
           ScanFeatureForSplit(layout_, data_, built_histogram, built->sums, f,
                               config_.rules, &mine_built);
@@ -131,6 +186,14 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     root.sums.hessian = root.count;
   }
   root.sums.count = root.count;
+  if (distributed_) {
+    double sums[3] = {root.sums.gradient, root.sums.hessian, root.sums.count};
+    config_.reducer->Sum(absl::MakeSpan(sums));
+    root.sums.gradient = sums[0];
+    root.sums.hessian = sums[1];
+    root.sums.count = sums[2];
+  }
+  root.total = static_cast<uint32_t>(root.sums.count);
   const bool can_split = config_.num_leaves > 1 && !features.empty();
   if (can_split) BuildAndScan(&root, nullptr, gradients, hessians, features);
 
@@ -172,19 +235,25 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     const uint32_t num_left = Partition(parent, split);
     Leaf& left = leaves_[split_leaf];
     Leaf& right = leaves_[new_leaf];
-    left = Leaf{parent.begin, num_left, split.left, parent.histogram, node, true, {}};
-    right = Leaf{parent.begin + num_left, parent.count - num_left, split.right,
-                 -1, node, false, {}};
-    // Exact counts from the partition (the split's are the same, as doubles).
-    left.sums.count = left.count;
-    right.sums.count = right.count;
+    left = Leaf{parent.begin, num_left, num_left, split.left, parent.histogram,
+                node, true, {}};
+    right = Leaf{parent.begin + num_left, parent.count - num_left,
+                 parent.count - num_left, split.right, -1, node, false, {}};
+    // Exact counts from the partition (the split's are the same, as doubles);
+    // distributed, the split's are the global ones (integers, exact).
+    if (distributed_) {
+      left.total = static_cast<uint32_t>(split.left.count);
+      right.total = parent.total - left.total;
+    }
+    left.sums.count = left.total;
+    right.sums.count = right.total;
     if (!config_.rules.newton) {
-      left.sums.hessian = left.count;
-      right.sums.hessian = right.count;
+      left.sums.hessian = left.total;
+      right.sums.hessian = right.total;
     }
     if (num_leaves == config_.num_leaves) break;  // children stay leaves
 
-    Leaf* smaller = left.count <= right.count ? &left : &right;
+    Leaf* smaller = left.total <= right.total ? &left : &right;
     Leaf* larger = smaller == &left ? &right : &left;
     larger->histogram = parent.histogram;
     smaller->histogram = new_leaf;  // the one free slot: leaves own 0..new_leaf-1
@@ -193,7 +262,7 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
 
   tree.leaf_value.assign(num_leaves, 0.0);
   tree.leaf_count.resize(num_leaves);
-  for (int32_t l = 0; l < num_leaves; ++l) tree.leaf_count[l] = leaves_[l].count;
+  for (int32_t l = 0; l < num_leaves; ++l) tree.leaf_count[l] = leaves_[l].total;
   num_leaves_of_last_tree_ = num_leaves;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/types/span.h"
 #include "core/boosting/binned_dataset.h"
 #include "core/boosting/histogram.h"
+#include "core/boosting/reducer.h"
 #include "core/boosting/split_finder.h"
 #include "core/model/ensemble.h"
 
@@ -16,6 +17,10 @@ struct TreeLearnerConfig {
   int32_t num_leaves = 31;
   SplitRules rules;
   int32_t num_threads = 1;
+  // Distributed training: the root sums and every built histogram are summed
+  // over ranks before any decision, so every rank grows the same tree from
+  // its own documents. Null (or one rank): single-process.
+  Reducer* reducer = nullptr;
 };
 
 // A tree as grown: the model-facing Tree (leaf_value zero, to be filled from
@@ -67,7 +72,8 @@ class TreeLearner {
  private:
   struct Leaf {
     uint32_t begin = 0;
-    uint32_t count = 0;
+    uint32_t count = 0;   // this rank's documents
+    uint32_t total = 0;   // documents over all ranks (== count single-process)
     NodeSums sums;
     int32_t histogram = -1;     // index into histograms_
     int32_t parent_node = -1;   // -1 for the root
@@ -88,11 +94,17 @@ class TreeLearner {
                     absl::Span<const float> gradients,
                     absl::Span<const float> hessians,
                     absl::Span<const int32_t> features);
+  // BuildAndScan of a distributed run: builds every group, sums the histogram
+  // over ranks, then subtracts and scans.
+  void BuildReduceAndScan(Leaf* built, Leaf* derived, bool scan_built,
+                          bool scan_derived, int threads,
+                          absl::Span<const int32_t> features);
   // Stable partition of the leaf's documents; returns the left count.
   uint32_t Partition(const Leaf& leaf, const SplitCandidate& split);
 
   const BinnedDataset& data_;
   TreeLearnerConfig config_;
+  bool distributed_ = false;
   HistogramLayout layout_;
   HistogramBuilder builder_;
   std::vector<double> histograms_;   // num_leaves histograms

@@ -79,11 +79,27 @@ class Objective {
                                 absl::Span<float> hessians) = 0;
 
   // Leaf values (already including the sign: score += learning_rate * value)
-  // for a tree whose structure is fixed. The default is the Newton step of
-  // the diagonal approximation, -sum(g) / (sum(h) + lambda_l2).
-  virtual void ComputeLeafValues(absl::Span<const double> scores,
-                                 const LeafAssignment& assignment,
-                                 absl::Span<double> leaf_values) const;
+  // for a tree whose structure is fixed:
+  // LeafValuesFromStatistics(LeafStatistics(...)).
+  void ComputeLeafValues(absl::Span<const double> scores,
+                         const LeafAssignment& assignment,
+                         absl::Span<double> leaf_values) const;
+
+  // The additive per-leaf sums leaf values are computed from, over the
+  // documents (or whole queries) that have a leaf: statistics of disjoint
+  // sets of queries add up element-wise to the statistics of their union,
+  // which is how distributed training reduces them over ranks (Reducer).
+  // The layout is the objective's own; the default is {sum g per leaf, sum h
+  // per leaf}, summed in document order.
+  virtual std::vector<double> LeafStatistics(
+      absl::Span<const double> scores, const LeafAssignment& assignment) const;
+
+  // Leaf values from (possibly reduced) LeafStatistics. The default is the
+  // Newton step of the diagonal approximation, -sum(g) / (sum(h) +
+  // lambda_l2).
+  virtual void LeafValuesFromStatistics(absl::Span<const double> statistics,
+                                        const LeafAssignment& assignment,
+                                        absl::Span<double> leaf_values) const;
 
   // The training loss at `scores` (lower is better); for logs and tests.
   virtual double Loss(absl::Span<const double> scores) const = 0;

@@ -85,24 +85,45 @@ inline void ClipLeafValues(const PlackettLuceOptions& options,
   }
 }
 
-// ComputeLeafValues of a Plackett-Luce objective (one with
-// ComputeLeafDerivatives): the exact Newton step, or with
-// options.diagonal_leaf_step the base diagonal step; both clipped.
+// LeafStatistics of a Plackett-Luce objective (one with
+// ComputeLeafDerivatives): {L'_U, L''_U, N_U} per leaf for the exact Newton
+// step, or with options.diagonal_leaf_step the base {sum g, sum h}.
 template <typename PlObjective>
-void PlLeafValues(const PlObjective& objective,
-                  const PlackettLuceOptions& options,
-                  absl::Span<const double> scores,
-                  const LeafAssignment& assignment,
-                  absl::Span<double> leaf_values) {
+std::vector<double> PlLeafStatistics(const PlObjective& objective,
+                                     const PlackettLuceOptions& options,
+                                     absl::Span<const double> scores,
+                                     const LeafAssignment& assignment) {
   if (options.diagonal_leaf_step) {
-    objective.Objective::ComputeLeafValues(scores, assignment, leaf_values);
-    ClipLeafValues(options, leaf_values);
-    return;
+    return objective.Objective::LeafStatistics(scores, assignment);
   }
   const auto d = objective.ComputeLeafDerivatives(
       scores, assignment.leaf_of_document, assignment.num_leaves);
-  NewtonLeafValues(d.first, d.second, d.contexts, assignment.lambda_l2,
-                   options, leaf_values);
+  std::vector<double> statistics;
+  statistics.reserve(3 * d.first.size());
+  statistics.insert(statistics.end(), d.first.begin(), d.first.end());
+  statistics.insert(statistics.end(), d.second.begin(), d.second.end());
+  statistics.insert(statistics.end(), d.contexts.begin(), d.contexts.end());
+  return statistics;
+}
+
+// LeafValuesFromStatistics of a Plackett-Luce objective: the exact Newton
+// step, or the base diagonal step; both clipped.
+template <typename PlObjective>
+void PlLeafValues(const PlObjective& objective,
+                  const PlackettLuceOptions& options,
+                  absl::Span<const double> statistics,
+                  const LeafAssignment& assignment,
+                  absl::Span<double> leaf_values) {
+  if (options.diagonal_leaf_step) {
+    objective.Objective::LeafValuesFromStatistics(statistics, assignment,
+                                                  leaf_values);
+    ClipLeafValues(options, leaf_values);
+    return;
+  }
+  const size_t n = assignment.num_leaves;
+  NewtonLeafValues(statistics.subspan(0, n), statistics.subspan(n, n),
+                   statistics.subspan(2 * n, n), assignment.lambda_l2, options,
+                   leaf_values);
 }
 
 }  // namespace plrank::pl_internal

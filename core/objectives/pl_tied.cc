@@ -358,10 +358,16 @@ PlackettLuceTiedObjective::ComputeLeafDerivatives(
   return result;
 }
 
-void PlackettLuceTiedObjective::ComputeLeafValues(
-    absl::Span<const double> scores, const LeafAssignment& assignment,
+std::vector<double> PlackettLuceTiedObjective::LeafStatistics(
+    absl::Span<const double> scores, const LeafAssignment& assignment) const {
+  return pl_internal::PlLeafStatistics(*this, options_, scores, assignment);
+}
+
+void PlackettLuceTiedObjective::LeafValuesFromStatistics(
+    absl::Span<const double> statistics, const LeafAssignment& assignment,
     absl::Span<double> leaf_values) const {
-  pl_internal::PlLeafValues(*this, options_, scores, assignment, leaf_values);
+  pl_internal::PlLeafValues(*this, options_, statistics, assignment,
+                            leaf_values);
 }
 
 std::vector<std::string> PlackettLuceTiedObjective::Describe() const {

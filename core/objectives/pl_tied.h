@@ -51,9 +51,12 @@ class PlackettLuceTiedObjective : public QueryObjective {
                         double* hessians, QueryScratch& scratch) const override;
   double QueryLoss(size_t q, const double* scores,
                    QueryScratch& scratch) const override;
-  void ComputeLeafValues(absl::Span<const double> scores,
-                         const LeafAssignment& assignment,
-                         absl::Span<double> leaf_values) const override;
+  std::vector<double> LeafStatistics(
+      absl::Span<const double> scores,
+      const LeafAssignment& assignment) const override;
+  void LeafValuesFromStatistics(absl::Span<const double> statistics,
+                                const LeafAssignment& assignment,
+                                absl::Span<double> leaf_values) const override;
   std::vector<std::string> Describe() const override;
 
   // L'(d) and the diagonal of LL'' (<= 0) in double, for tests.

@@ -137,10 +137,16 @@ PlackettLuceObjective::ComputeLeafDerivatives(
   return result;
 }
 
-void PlackettLuceObjective::ComputeLeafValues(
-    absl::Span<const double> scores, const LeafAssignment& assignment,
+std::vector<double> PlackettLuceObjective::LeafStatistics(
+    absl::Span<const double> scores, const LeafAssignment& assignment) const {
+  return pl_internal::PlLeafStatistics(*this, options_, scores, assignment);
+}
+
+void PlackettLuceObjective::LeafValuesFromStatistics(
+    absl::Span<const double> statistics, const LeafAssignment& assignment,
     absl::Span<double> leaf_values) const {
-  pl_internal::PlLeafValues(*this, options_, scores, assignment, leaf_values);
+  pl_internal::PlLeafValues(*this, options_, statistics, assignment,
+                            leaf_values);
 }
 
 }  // namespace plrank

@@ -272,6 +272,24 @@ std::string DatasetDigest(const Dataset& data) {
   return absl::StrFormat("fnv1a64:%016x", hash.value());
 }
 
+uint64_t DistributedDigest(const TrainJob& job, const Dataset& train,
+                           const Dataset* valid) {
+  Fnv1a64 hash;
+  auto add = [&hash](const std::string& text) {
+    hash.Add(text.data(), text.size());
+    hash.Add("\n", 1);
+  };
+  for (const auto& [name, value] : job.parameters) add(name + "=" + value);
+  add(job.objective.name);
+  add(absl::StrCat(train.num_features, " ", train.num_queries(), " ",
+                   train.num_documents(), " ", DatasetDigest(train)));
+  if (valid != nullptr) {
+    add(absl::StrCat(valid->num_features, " ", valid->num_queries(), " ",
+                     valid->num_documents(), " ", DatasetDigest(*valid)));
+  }
+  return hash.value();
+}
+
 absl::StatusOr<TrainData> LoadTrainData(
     const TrainJob& job, const std::function<void(const std::string&)>& log) {
   if (job.train_path.empty()) {
@@ -315,9 +333,12 @@ absl::StatusOr<TrainSummary> RunTrainJob(
   if (job.model_out.empty()) {
     return absl::InvalidArgumentError("no output path (--model_out)");
   }
+  // Only rank 0 of a distributed run writes.
+  const bool writes = job.reducer == nullptr || job.reducer->rank() == 0;
   // A target that can never be written (e.g. /dev/full) fails now, not
   // after training.
   for (const std::string* out : {&job.model_out, &job.history_out}) {
+    if (!writes) break;
     if (out->empty()) continue;
     if (absl::Status target = CheckOutputTarget(*out); !target.ok()) {
       return target;
@@ -334,6 +355,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
                   /*record_history=*/!job.history_out.empty(), log);
   if (!summary.ok()) return summary.status();
   summary->load_seconds += read_seconds;
+  if (!writes) return summary;
   if (absl::Status status = WriteOutputs(job, *summary, log); !status.ok()) {
     return status;
   }
@@ -418,6 +440,32 @@ absl::StatusOr<TrainSummary> TrainOnData(
     metric_names.push_back(absl::StrCat("ndcg@", cutoff));
   }
 
+  const bool distributed =
+      job.reducer != nullptr && job.reducer->num_ranks() > 1;
+  if (distributed) {
+    if (FindLinearTrainer(job.objective.name) != nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--objective=%s trains single-process only (distributed training "
+          "is for tree objectives)",
+          job.objective.name));
+    }
+    // Every rank has read the same files with the same flags, or nothing
+    // trains: a mismatch would grow different trees, or hang a collective.
+    if (absl::Status status = job.reducer->CheckSameOnEveryRank(
+            DistributedDigest(job, train, valid));
+        !status.ok()) {
+      return status;
+    }
+    log(absl::StrFormat(
+        "distributed: rank %d of %d trains on queries [%d, %d) of %d",
+        job.reducer->rank(), job.reducer->num_ranks(),
+        FirstOwnedQuery(train.num_queries(), job.reducer->rank(),
+                        job.reducer->num_ranks()),
+        FirstOwnedQuery(train.num_queries(), job.reducer->rank() + 1,
+                        job.reducer->num_ranks()),
+        train.num_queries()));
+  }
+
   if (const LinearTrainer* trainer = FindLinearTrainer(job.objective.name)) {
     if (init_model) {
       return absl::InvalidArgumentError(
@@ -486,6 +534,7 @@ absl::StatusOr<TrainSummary> TrainOnData(
   inputs.train = &train;
   inputs.valid = valid;
   inputs.objective = objective->get();
+  inputs.reducer = job.reducer;
   if (init_model) {
     if (init_model->num_outputs != num_outputs) {
       return absl::InvalidArgumentError(absl::StrFormat(

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/boosting/booster.h"
+#include "core/boosting/reducer.h"
 #include "core/data/letor_reader.h"
 #include "core/linear/coordinate_ascent.h"
 #include "core/linear/linear_listmle.h"
@@ -57,6 +58,12 @@ struct TrainJob {
   int32_t log_period = 10;
   // Recorded verbatim in the artifact (flag name -> value).
   std::map<std::string, std::string> parameters;
+  // Distributed training (not owned; null or one rank = single-process):
+  // every rank runs the same job on the whole --train file and trains on its
+  // share of the queries (BoosterInputs::reducer). Before training the ranks
+  // check that they agree on parameters and data (DistributedDigest); only
+  // rank 0 writes model_out and history_out. Tree objectives only.
+  Reducer* reducer = nullptr;
 };
 
 struct TrainSummary {
@@ -99,6 +106,11 @@ absl::StatusOr<TrainData> LoadTrainData(
 absl::StatusOr<TrainSummary> TrainOnData(
     const TrainJob& job, const Dataset& train, const Dataset* valid,
     bool record_history, const std::function<void(const std::string&)>& log);
+
+// What the ranks of a distributed run must agree on before training: the
+// job's parameters and the digests and shapes of its data.
+uint64_t DistributedDigest(const TrainJob& job, const Dataset& train,
+                           const Dataset* valid);
 
 // 64-bit FNV-1a digest of a dataset's labels, query layout and features, in
 // hex; recorded in the artifact so a model can be traced to its data.

@@ -15,6 +15,7 @@ import argparse
 import hashlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -168,6 +169,21 @@ def main():
         result = publisher.run("--version=7", f"--eval_data={data}.test", "--min_ndcg=1.01")
         expect(result.returncode != 0 and "7" not in model_dir_entries(model_dir),
                "quality gate failure publishes nothing")
+
+        # --launcher: plrank-train runs under the given command (mpirun for
+        # distributed training); a failing launcher publishes nothing.
+        launcher = os.path.join(work, "launcher.sh")
+        with open(launcher, "w") as f:
+            f.write('#!/bin/sh\necho "launcher ran $#" >&2\nexec "$@"\n')
+        os.chmod(launcher, 0o755)
+        result = publisher.run("--version=10", f"--launcher={launcher} ")
+        expect(result.returncode == 0 and "launcher ran" in result.stderr and
+               "10" in model_dir_entries(model_dir),
+               "--launcher runs plrank-train under the launcher and publishes")
+        result = publisher.run("--version=11", "--launcher=false")
+        expect(result.returncode != 0 and "11" not in model_dir_entries(model_dir),
+               "a failing --launcher publishes nothing")
+        shutil.rmtree(os.path.join(model_dir, "10"), ignore_errors=True)
 
         result = publisher.run("--version=07")
         expect(result.returncode != 0, "version with a leading zero refused")

@@ -72,6 +72,9 @@ def pod_templates(objects):
             yield label, o["spec"]["template"]
         elif o["kind"] == "CronJob":
             yield label, o["spec"]["jobTemplate"]["spec"]["template"]
+        elif o["kind"] == "MPIJob":
+            for role, replica in sorted(o["spec"]["mpiReplicaSpecs"].items()):
+                yield f"{label}/{role}", replica["template"]
 
 
 def flag_values(args):
@@ -224,6 +227,39 @@ def consistency_errors(objects, target):
             server_claim = volumes[model_mount["name"]]["persistentVolumeClaim"]["claimName"]
             need(trainer_claim == server_claim, f"{kind}/plrank-train writes another PVC")
         need(spec.get("restartPolicy") in ("Never", "OnFailure"), f"{kind}: restartPolicy")
+    # The distributed trainer (prod only): the launcher publishes with
+    # plrank-publish --launcher='mpirun -np N', N = workers x slots, and every
+    # pod mounts the server's model PVC where plrank-publish writes (rank 0,
+    # on a worker, writes the model into plrank-publish's hidden directory).
+    mpijob = find(objects, "MPIJob", "plrank-train-mpi")
+    need((mpijob is not None) == (target == "prod"),
+         f"MPIJob/plrank-train-mpi {'missing in' if target == 'prod' else 'outside'} prod")
+    if mpijob and model_mount:
+        replicas_of = mpijob["spec"]["mpiReplicaSpecs"]
+        launcher_spec = replicas_of["Launcher"]["template"]["spec"]
+        container = launcher_spec["containers"][0]
+        args = container.get("args", [])
+        flags = flag_values(args)
+        need(container.get("command", [""])[0].endswith("plrank-publish"),
+             "MPIJob launcher does not run plrank-publish")
+        launcher = flags.get("launcher", "").split()
+        workers = replicas_of["Worker"].get("replicas", 1) * \
+            mpijob["spec"].get("slotsPerWorker", 1)
+        need(launcher[:1] == ["mpirun"] and "-np" in launcher and
+             launcher[launcher.index("-np") + 1:][:1] == [str(workers)],
+             f"MPIJob launcher is not --launcher='mpirun -np {workers} ...'")
+        server_claim = volumes[model_mount["name"]]["persistentVolumeClaim"]["claimName"]
+        for role, replica in replicas_of.items():
+            spec = replica["template"]["spec"]
+            claims = {v["name"]: v.get("persistentVolumeClaim", {}).get("claimName")
+                      for v in spec.get("volumes", [])}
+            mount = next((m for m in spec["containers"][0].get("volumeMounts", [])
+                          if m["mountPath"] == flags.get("base_path")), None)
+            need(mount and not mount.get("readOnly") and
+                 claims.get(mount["name"]) == server_claim,
+                 f"MPIJob {role}: --base_path is not the server's model PVC, writable")
+            need(replica.get("restartPolicy") in ("Never", "OnFailure"),
+                 f"MPIJob {role}: restartPolicy")
     cron = find(objects, "CronJob", "plrank-train")
     if cron:
         need(cron["spec"].get("concurrencyPolicy") == "Forbid", "CronJob concurrencyPolicy != Forbid")
@@ -317,6 +353,16 @@ def consistency_mutations(objects):
                ["securityContext"].__setitem__("runAsUser", 0)),
         mutate("config file not in the ConfigMap",
                lambda m: server(m)["args"].append("--model_config_file=/etc/plrank/other.textproto")),
+        mutate("MPIJob launcher starts fewer ranks than workers",
+               lambda m: find(m, "MPIJob", "plrank-train-mpi")["spec"]["mpiReplicaSpecs"]
+               ["Worker"].__setitem__("replicas", 8)),
+        mutate("MPIJob worker runs as root",
+               lambda m: find(m, "MPIJob", "plrank-train-mpi")["spec"]["mpiReplicaSpecs"]
+               ["Worker"]["template"]["spec"]["securityContext"].__setitem__("runAsUser", 0)),
+        mutate("MPIJob writes another volume",
+               lambda m: find(m, "MPIJob", "plrank-train-mpi")["spec"]["mpiReplicaSpecs"]
+               ["Worker"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]
+               .__setitem__("claimName", "other")),
         mutate("/metrics left on the server's loopback default",
                lambda m: server(m).__setitem__(
                    "args", [a for a in server(m)["args"] if not a.startswith("--metrics_host=")])),

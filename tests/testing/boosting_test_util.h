@@ -49,12 +49,12 @@ class SquaredLoss : public Objective {
       }
     }
   }
-  void ComputeLeafValues(absl::Span<const double> scores,
-                         const LeafAssignment& assignment,
-                         absl::Span<double> leaf_values) const override {
+  std::vector<double> LeafStatistics(
+      absl::Span<const double> scores,
+      const LeafAssignment& assignment) const override {
     last_leaf_of_document.assign(assignment.leaf_of_document.begin(),
                                  assignment.leaf_of_document.end());
-    Objective::ComputeLeafValues(scores, assignment, leaf_values);
+    return Objective::LeafStatistics(scores, assignment);
   }
   double Loss(absl::Span<const double> scores) const override {
     const size_t n = train_->num_documents();

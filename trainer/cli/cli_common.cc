@@ -42,6 +42,10 @@ int RunOrFailOnOutOfMemory(const std::function<int()>& body) {
   }
 }
 
+void SetProgramName(const std::string& name) { ProgramName() = name; }
+
+const std::string& ProgramNameForMessages() { return ProgramName(); }
+
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "%s: error: %s\n", ProgramName().c_str(),
                std::string(status.message()).c_str());

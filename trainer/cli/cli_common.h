@@ -16,6 +16,11 @@ void ParseFlagsOrDie(int argc, char** argv, const std::string& usage);
 // Prints "<program>: error: <message>" to stderr and returns exit code 1.
 int Fail(const absl::Status& status);
 
+// The name Fail() puts before its messages (ParseFlagsOrDie sets it from
+// argv[0]); e.g. "plrank-train (rank 1 of 3)" in a distributed run.
+void SetProgramName(const std::string& name);
+const std::string& ProgramNameForMessages();
+
 // Runs a program's body and returns its exit code; running out of memory
 // (std::bad_alloc, e.g. on a model or data file that declares huge sizes)
 // becomes one Fail() message instead of an abort.

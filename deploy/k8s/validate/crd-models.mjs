@@ -91,6 +91,42 @@ export const CRD_MODELS = {
     field('labels', '{ [key: string]: string; }'),
     field('annotations', '{ [key: string]: string; }'),
   ],
+
+  // kubeflow.org/v2beta1 MPIJob (mpi-operator v0.4+; RunPolicy and
+  // ReplicaSpec as in kubeflow/common), the distributed trainer.
+  KubeflowOrgV2beta1MPIJob: [
+    ...TYPE_META,
+    field('metadata', 'V1ObjectMeta'),
+    field('spec', 'KubeflowOrgV2beta1MPIJobSpec'),
+    field('status', 'any'),
+  ],
+  KubeflowOrgV2beta1MPIJobSpec: [
+    field('slotsPerWorker', 'number', 'int32'),
+    field('runLauncherAsWorker', 'boolean'),
+    field('runPolicy', 'KubeflowOrgV2beta1RunPolicy'),
+    field('mpiReplicaSpecs', 'KubeflowOrgV2beta1MPIReplicaSpecs'),
+    field('sshAuthMountPath', 'string'),
+    field('launcherCreationPolicy', 'string'),
+    field('mpiImplementation', 'string'),
+  ],
+  KubeflowOrgV2beta1MPIReplicaSpecs: [
+    field('Launcher', 'KubeflowOrgV2beta1ReplicaSpec'),
+    field('Worker', 'KubeflowOrgV2beta1ReplicaSpec'),
+  ],
+  KubeflowOrgV2beta1ReplicaSpec: [
+    field('replicas', 'number', 'int32'),
+    field('template', 'V1PodTemplateSpec'),
+    field('restartPolicy', 'string'),
+  ],
+  KubeflowOrgV2beta1RunPolicy: [
+    field('cleanPodPolicy', 'string'),
+    field('ttlSecondsAfterFinished', 'number', 'int32'),
+    field('activeDeadlineSeconds', 'number', 'int64'),
+    field('backoffLimit', 'number', 'int32'),
+    field('schedulingPolicy', 'any'),
+    field('suspend', 'boolean'),
+    field('managedBy', 'string'),
+  ],
 };
 
 // Fields the operator requires (the CRDs' `required` lists).
@@ -99,4 +135,7 @@ export const CRD_REQUIRED = {
   MonitoringCoreosComV1PrometheusRuleSpec: [],
   MonitoringCoreosComV1RuleGroup: ['name'],
   MonitoringCoreosComV1Rule: ['expr'],
+  KubeflowOrgV2beta1MPIJobSpec: ['mpiReplicaSpecs'],
+  KubeflowOrgV2beta1MPIReplicaSpecs: ['Launcher', 'Worker'],
+  KubeflowOrgV2beta1ReplicaSpec: ['template'],
 };

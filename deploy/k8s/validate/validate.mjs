@@ -40,6 +40,7 @@ const KIND_MODELS = {
   'rbac.authorization.k8s.io/v1/RoleBinding': 'V1RoleBinding',
   'monitoring.coreos.com/v1/PrometheusRule': 'MonitoringCoreosComV1PrometheusRule',
   'monitoring.coreos.com/v1/ServiceMonitor': 'MonitoringCoreosComV1ServiceMonitor',
+  'kubeflow.org/v2beta1/MPIJob': 'KubeflowOrgV2beta1MPIJob',
 };
 
 // resource.Quantity fields: the generated models type them as strings, but

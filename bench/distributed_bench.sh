@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Distributed training benchmark (bench/results/distributed.md):
+#   bench/distributed_bench.sh WORK_DIR [BUILD_DIR] [QUERIES...]
+# For each QUERIES (default: 4000, ~480K documents, and 17000, ~2M), generates
+# an MSLR-shaped training set with plrank-datagen (136 features, every query
+# in the training file; reused when present in WORK_DIR), then trains PLRank single-process and with mpirun -np 2 and 4,
+# one thread per rank (PLRANK_BENCH_TREES trees, default 20, 31 leaves), and
+# prints one markdown row per run: wall time of the whole job, rank 0's
+# train_seconds and per iteration, rank 0's seconds inside reductions
+# (waiting included), the user CPU seconds and peak RSS of every rank (GNU
+# time; CPU seconds show the division of work even on a busy machine), and
+# the bytes each rank sends per iteration (distributed_bytes_sent_per_
+# iteration; MPI_Allgather of each reduced vector). Speed is measured here,
+# never asserted in tests.
+set -euo pipefail
+work=${1:?usage: $0 WORK_DIR [BUILD_DIR] [QUERIES...]}
+build=${2:-$(cd "$(dirname "$0")/.." && pwd)/build/release}
+shift 2 || shift $#
+sets=("$@")
+[ ${#sets[@]} -gt 0 ] || sets=(4000 17000)
+trees=${PLRANK_BENCH_TREES:-20}
+bin=$build/bin
+mkdir -p "$work"
+mpirun=(mpirun --oversubscribe --bind-to none)
+[ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
+export OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+
+echo "| set | train documents | ranks | wall s | load s | train s | s / iteration | rank 0 s in reductions | user CPU s per rank | peak RSS per rank MB | bytes sent per rank per iteration |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |"
+for queries in "${sets[@]}"; do
+  # All queries train (--out, not a 60/20/20 split).
+  data=$work/gen$queries
+  if [ ! -s "$data.train" ]; then
+    "$bin/plrank-datagen" --queries="$queries" --out="$data.train" >&2
+  fi
+  documents=$(wc -l <"$data.train")
+  # The binary dataset cache: the single-process run (first) parses the text
+  # and writes it, the ranks then read it instead of parsing.
+  flags=(--train="$data.train" --model_out="$work/model.pb" --trees="$trees"
+         --leaves=31 --num_threads=1 --log_period=0 --seed=1 --dataset_cache)
+  for ranks in 1 2 4; do
+    log=$work/run-$queries-$ranks.log
+    start=$(date +%s.%N)
+    if [ "$ranks" -eq 1 ]; then
+      /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$bin/plrank-train" "${flags[@]}" >"$log" 2>&1
+    else
+      "${mpirun[@]}" -np "$ranks" /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" \
+        "$bin/plrank-train" "${flags[@]}" >"$log" 2>&1
+    fi
+    end=$(date +%s.%N)
+    wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+    train=$(awk -F= '/^train_seconds=/ { print $2 }' "$log")
+    per=$(awk -v t="$train" -v n="$trees" 'BEGIN { printf "%.3f", t / n }')
+    # The ranks' GNU time lines may interleave: match the figures anywhere.
+    rss=$(grep -o 'peak_rss_kb=[0-9]*' "$log" |
+          awk -F= '{ printf "%s%d", sep, $2 / 1024; sep = ", " }')
+    cpu=$(grep -o 'user_seconds=[0-9.]*' "$log" |
+          awk -F= '{ printf "%s%.0f", sep, $2; sep = ", " }')
+    bytes=$(awk -F= '/^distributed_bytes_sent_per_iteration=/ { print $2 }' "$log")
+    reduce=$(awk -F= '/^distributed_reduce_seconds=/ { print $2 }' "$log")
+    load=$(awk -F= '/^load_seconds=/ { print $2 }' "$log")
+    echo "| gen $queries queries | $documents | $ranks | $wall | $load | $train | $per | ${reduce:--} | $cpu | $rss | ${bytes:-0} |"
+  done
+done

@@ -1,0 +1,154 @@
+#include "trainer/distributed/mpi_reducer.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace plrank::distributed {
+namespace {
+
+uint64_t Fnv1a64(const char* data, size_t size, uint64_t hash) {
+  for (size_t i = 0; i < size; ++i) {
+    hash = (hash ^ static_cast<unsigned char>(data[i])) * 1099511628211ull;
+  }
+  return hash;
+}
+
+// FNV-1a of this process's executable; 0 when it cannot be read.
+uint64_t BinaryDigest() {
+  std::ifstream in("/proc/self/exe", std::ios::binary);
+  if (!in) return 0;
+  uint64_t hash = 14695981039346656037ull;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+    hash = Fnv1a64(buffer, static_cast<size_t>(in.gcount()), hash);
+  }
+  return hash;
+}
+
+}  // namespace
+
+bool LaunchedByMpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<MpiReducer> MpiReducer::Create(int* argc, char*** argv) {
+  MPI_Init(argc, argv);
+  // The default handler (MPI_ERRORS_ARE_FATAL) stays: a failed collective,
+  // e.g. because a peer died, ends the whole job.
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::unique_ptr<MpiReducer> reducer(new MpiReducer(rank, size));
+  if (const char* kill = std::getenv("PLRANK_DISTRIBUTED_TEST_KILL")) {
+    const std::vector<std::string> parts = absl::StrSplit(kill, ':');
+    int kill_rank = -1;
+    int64_t call = 0;
+    if (parts.size() == 2 && absl::SimpleAtoi(parts[0], &kill_rank) &&
+        absl::SimpleAtoi(parts[1], &call) && kill_rank == rank) {
+      reducer->kill_at_call_ = call;
+    }
+  }
+  return reducer;
+}
+
+MpiReducer::~MpiReducer() { MPI_Finalize(); }
+
+void MpiReducer::Sum(absl::Span<double> values) {
+  ++sum_calls_;
+  if (sum_calls_ == kill_at_call_) std::raise(SIGKILL);
+  if (size_ == 1 || values.empty()) return;
+  // MPI counts are int: pieces of at most 2^28 doubles.
+  constexpr size_t kPiece = size_t{1} << 28;
+  const double start = MPI_Wtime();
+  for (size_t begin = 0; begin < values.size(); begin += kPiece) {
+    SumPiece(values.subspan(begin, std::min(kPiece, values.size() - begin)));
+  }
+  seconds_in_sum_ += MPI_Wtime() - start;
+}
+
+void MpiReducer::SumPiece(absl::Span<double> values) {
+  // Reduce-scatter then allgather (as a ring allreduce, and as LightGBM's
+  // data-parallel learner reduce-scatters histograms by feature): rank r
+  // owns block [n r / P, n (r+1) / P), receives every rank's copy of it
+  // (MPI_Alltoallv), sums them in rank order, and the sums are gathered back
+  // (MPI_Allgatherv). Each rank sends about 2 n (P-1) / P doubles whatever
+  // P, and every element is r0 + r1 + ... + r(P-1) in that order.
+  const int n = static_cast<int>(values.size());
+  const int p = size_;
+  counts_.resize(p);
+  displacements_.resize(p);
+  for (int r = 0; r < p; ++r) {
+    const int begin = static_cast<int>(static_cast<int64_t>(n) * r / p);
+    const int end = static_cast<int>(static_cast<int64_t>(n) * (r + 1) / p);
+    displacements_[r] = begin;
+    counts_[r] = end - begin;
+  }
+  const int mine = counts_[rank_];
+  receive_counts_.assign(p, mine);
+  receive_displacements_.resize(p);
+  for (int r = 0; r < p; ++r) receive_displacements_[r] = r * mine;
+  gathered_.resize(static_cast<size_t>(mine) * p);
+  MPI_Alltoallv(values.data(), counts_.data(), displacements_.data(),
+                MPI_DOUBLE, gathered_.data(), receive_counts_.data(),
+                receive_displacements_.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  block_.resize(mine);
+  for (int i = 0; i < mine; ++i) {
+    double sum = gathered_[i];
+    for (int r = 1; r < p; ++r) sum += gathered_[static_cast<size_t>(r) * mine + i];
+    block_[i] = sum;
+  }
+  MPI_Allgatherv(block_.data(), mine, MPI_DOUBLE, values.data(),
+                 counts_.data(), displacements_.data(), MPI_DOUBLE,
+                 MPI_COMM_WORLD);
+  bytes_sent_ += static_cast<int64_t>(sizeof(double)) *
+                 ((n - mine) + static_cast<int64_t>(mine) * (p - 1));
+}
+
+absl::Status MpiReducer::CheckSameOnEveryRank(uint64_t digest) {
+  uint64_t mine[2] = {digest, BinaryDigest()};
+  uint64_t root[2] = {mine[0], mine[1]};
+  MPI_Bcast(root, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  // 0 = agrees, 1 = other options or data, 2 = other binary (3 = both).
+  int verdict = (mine[0] != root[0] ? 1 : 0) | (mine[1] != root[1] ? 2 : 0);
+  std::vector<int> verdicts(size_);
+  MPI_Allgather(&verdict, 1, MPI_INT, verdicts.data(), 1, MPI_INT,
+                MPI_COMM_WORLD);
+  std::vector<std::string> differing;
+  for (int r = 0; r < size_; ++r) {
+    if (verdicts[r] == 0) continue;
+    std::vector<std::string> what;
+    if (verdicts[r] & 1) what.push_back("options or data");
+    if (verdicts[r] & 2) what.push_back("binary");
+    differing.push_back(
+        absl::StrCat("rank ", r, " (", absl::StrJoin(what, ", "), ")"));
+  }
+  if (differing.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "distributed ranks disagree with rank 0 before training: ",
+      absl::StrJoin(differing, ", "),
+      "; start every rank with the same plrank-train binary, flags and "
+      "files"));
+}
+
+void MpiReducer::Abort(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return
+}
+
+}  // namespace plrank::distributed
