@@ -18,9 +18,10 @@ struct ObjectiveOptions {
   // Plackett-Luce (see PlackettLuceOptions). The defaults are PLRank's, chosen
   // by the multi-regime quality benchmark (README, "Choosing PLRank
   // settings"): the whole ranking (K = 0 = all), ties in closed form
-  // (Efron), stop at the query's lowest label, and a regularised leaf Newton
-  // step (damping 0.03 per context, |step| <= 0.6). PaperObjectiveOptions()
-  // gives the paper's settings.
+  // (Efron) with p-ListMLE position weights, stop at the query's lowest
+  // label, a regularised leaf Newton step (damping 0.03 per context,
+  // |step| <= 0.6) and the Newton split gain. PaperObjectiveOptions() gives
+  // the paper's settings.
   int32_t pl_topk = 0;
   int32_t pl_permutations = 1;
   bool pl_skip_tied_queries = false;
@@ -33,7 +34,7 @@ struct ObjectiveOptions {
   // tie-group likelihood: "uniform", "gain", "position", "gain_position",
   // "pairs", "sqrt_pairs".
   std::string pl_ties = "efron";
-  std::string pl_weighting = "uniform";
+  std::string pl_weighting = "position";
   bool pl_normalize_queries = false;
   bool pl_diagonal_leaf_step = false;
   bool pl_newton_split_gain = true;  // see PlackettLuceOptions
