@@ -6,12 +6,15 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/model/model_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/ranking.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_models.h"
 
@@ -172,6 +175,50 @@ TEST_F(ShadowScorerTest, FractionSamplesAboutThatShare) {
   // Binomial(2000, 0.5): mean 1000, sd ~22; 10 sd either side.
   EXPECT_GT(sampled, 780u);
   EXPECT_LT(sampled, 1220u);
+}
+
+// With the worker thread: concurrent offers (some dropped, the queue is
+// small) all end up scored or dropped. Timing decides which, so only the
+// sum is asserted; under TSan this is the race check of the queue.
+TEST_F(ShadowScorerTest, ConcurrentOffersWithTheWorkerAreAllAccountedFor) {
+  model_.shadow = Load(dir_, 2, Model(2, 1.0));
+  ShadowScorer scorer({/*queue_capacity=*/4, /*start_worker=*/true}, nullptr);
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) Serve(scorer, Request(20));
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const auto accounted = [&] {
+    const v1::ShadowStatus status = scorer.Status(model_);
+    if (status.comparisons_size() != 1) return uint64_t{0};
+    const v1::ShadowComparison& pair = status.comparisons(0);
+    return pair.scored() + pair.dropped() + pair.failed();
+  };
+  ASSERT_TRUE(plrank::testing::Eventually(
+      [&] { return accounted() >= kThreads * kPerThread; }));
+  const v1::ShadowComparison pair = scorer.Status(model_).comparisons(0);
+  EXPECT_EQ(pair.scored() + pair.dropped(), kThreads * kPerThread);
+  EXPECT_EQ(pair.failed(), 0u);
+  EXPECT_EQ(pair.tau_count(), pair.scored());
+  if (pair.scored() > 0) EXPECT_DOUBLE_EQ(pair.mean_kendall_tau(), 1.0);
+}
+
+// Destroying the scorer with copies still queued discards them (and
+// releases the versions they hold) without scoring them.
+TEST_F(ShadowScorerTest, DestructionDiscardsQueuedCopies) {
+  model_.shadow = Load(dir_, 2, Model(2, 1.0));
+  std::weak_ptr<const ServableVersion> shadow = model_.shadow;
+  {
+    ShadowScorer scorer({16, false}, nullptr);
+    for (int i = 0; i < 3; ++i) Serve(scorer, Request(4));
+    model_.shadow.reset();
+    EXPECT_FALSE(shadow.expired());  // the queued copies hold it
+  }
+  EXPECT_TRUE(shadow.expired());
 }
 
 }  // namespace
