@@ -101,7 +101,7 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
 
 bool ServingSnapshot::AnyModelAvailable() const {
   for (const auto& [name, model] : models) {
-    if (!model.available.empty()) return true;
+    if (model.default_version() != 0) return true;
   }
   return false;
 }

@@ -64,6 +64,8 @@ struct ServingSnapshot {
   absl::StatusOr<std::shared_ptr<const ServableVersion>> Resolve(
       const v1::ModelSpec& spec) const;
 
+  // Whether some model has a default version (what health reports): a
+  // version loaded only as a shadow does not count.
   bool AnyModelAvailable() const;
 };
 

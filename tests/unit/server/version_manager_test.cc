@@ -386,6 +386,24 @@ TEST(VersionManagerTest, ShadowLoadsButNeverBecomesTheDefault) {
   EXPECT_THAT(missing.shadow_error,
               HasSubstr("version 7 of model 'web' is not loaded"));
 
+  // A model whose only loadable version is its shadow has no default (and
+  // counts as unavailable for health): the shadow is never the default.
+  WriteTestModel(repo, "solo", 5);
+  WriteConfig(config, R"pb(
+    models {
+      name: "solo"
+      version_policy { specific { versions: 1 } }
+      shadow_version: 5
+    })pb");
+  ASSERT_TRUE(manager.Scan().status.ok());
+  snapshot = manager.snapshot();
+  EXPECT_THAT(Available(manager, "solo"), ElementsAre(5));
+  EXPECT_EQ(snapshot->models.at("solo").default_version(), 0);
+  EXPECT_FALSE(snapshot->AnyModelAvailable());
+  EXPECT_EQ(snapshot->Resolve(Spec("solo")).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ((*snapshot->Resolve(Spec("solo", 5)))->version(), 5);
+
   // Without shadow settings, a model has no shadow.
   WriteConfig(config, R"pb(models { name: "web" })pb");
   ASSERT_TRUE(manager.Scan().status.ok());
