@@ -204,7 +204,9 @@ TEST_F(ShadowScorerTest, ConcurrentOffersWithTheWorkerAreAllAccountedFor) {
   EXPECT_EQ(pair.scored() + pair.dropped(), kThreads * kPerThread);
   EXPECT_EQ(pair.failed(), 0u);
   EXPECT_EQ(pair.tau_count(), pair.scored());
-  if (pair.scored() > 0) EXPECT_DOUBLE_EQ(pair.mean_kendall_tau(), 1.0);
+  if (pair.scored() > 0) {
+    EXPECT_DOUBLE_EQ(pair.mean_kendall_tau(), 1.0);
+  }
 }
 
 // Destroying the scorer with copies still queued discards them (and
