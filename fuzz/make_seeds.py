@@ -182,6 +182,9 @@ SERVER_CONFIG = {
     "all": 'models { name: "a" version_policy { all {} } }\nmodels { name: "b" }\n',
     "invalid": 'models { name: ".hidden" }\nmodels { name: "x" version_labels { key: "" value: -1 } }\n',
     "version_name_only": "9223372036854775807\n",
+    "shadow": 'models {\n  name: "web"\n  version_labels { key: "c" value: 4 }\n'
+              '  shadow_label: "c"\n  shadow_fraction: 0.25\n}\n'
+              'models { name: "news" shadow_version: 2 shadow_fraction: 1.5 }\n',
 }
 
 

@@ -7,10 +7,29 @@
 # (from its /metrics histogram), the ratio
 #   Rank p50 / (echo p50 + scoring time)   (target <= 1.2)
 # and peak QPS at concurrency 8. Writes bench/results/server.md.
+#
+#   scripts/server_bench.sh            as above
+#   scripts/server_bench.sh --shadow   the same with shadow scoring on at
+#       fraction 1.0 (version 2, a copy of the model, shadows version 1:
+#       every answered request is also scored off the request path); writes
+#       bench/results/server-shadow.md with the shadow copies scored/dropped.
+#
+# BUILD_DIR (default build/bench) may name an existing build tree (e.g. one
+# with tests): it is configured only when it has no CMakeCache.txt yet.
+# PLRANK_BENCH_MODEL=FILE uses that model.pb instead of training one (for
+# repeated runs: train it once with the two commands below).
 set -euo pipefail
+shadow=0
+case "${1:-}" in
+  "") ;;
+  --shadow) shadow=1 ;;
+  *) echo "usage: $0 [--shadow]" >&2; exit 2 ;;
+esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build/bench}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPLRANK_BUILD_TESTS=OFF >/dev/null
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPLRANK_BUILD_TESTS=OFF >/dev/null
+fi
 cmake --build "$build" -j2 --target plrank-server plrank-echo-server \
   plrank-loadgen plrank-train plrank-datagen
 bin=$build/bin
@@ -25,10 +44,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== training a 1000-tree x 31-leaf model (136 features)"
-"$bin/plrank-datagen" --queries=300 --mean_docs=60 --features=136 --seed=11 --out="$work/train.txt" >/dev/null
-"$bin/plrank-train" --train="$work/train.txt" --trees=1000 --leaves=31 --min_data_in_leaf=5 \
-  --quiet --model_out="$work/models/bench/1/model.pb" >/dev/null
+if [ -n "${PLRANK_BENCH_MODEL:-}" ]; then
+  # A model this script trained before (for repeated runs).
+  echo "== using $PLRANK_BENCH_MODEL"
+  mkdir -p "$work/models/bench/1"
+  cp "$PLRANK_BENCH_MODEL" "$work/models/bench/1/model.pb"
+else
+  echo "== training a 1000-tree x 31-leaf model (136 features)"
+  "$bin/plrank-datagen" --queries=300 --mean_docs=60 --features=136 --seed=11 --out="$work/train.txt" >/dev/null
+  "$bin/plrank-train" --train="$work/train.txt" --trees=1000 --leaves=31 --min_data_in_leaf=5 \
+    --quiet --model_out="$work/models/bench/1/model.pb" >/dev/null
+fi
 
 start() {  # start NAME args...: runs a server, waits for its port, echoes it
   local name=$1; shift
@@ -40,7 +66,25 @@ start() {  # start NAME args...: runs a server, waits for its port, echoes it
   done
   sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/$name.out"
 }
-port=$(start server "$bin/plrank-server" --model_base_path="$work/models" --host=127.0.0.1 --port=0 --metrics_port=0)
+server_flags=()
+results=server.md
+if [ "$shadow" = 1 ]; then
+  # Version 2 (the same model, so the shadow costs what serving costs)
+  # shadows version 1, which keeps answering.
+  mkdir -p "$work/models/bench/2"
+  cp "$work/models/bench/1/model.pb" "$work/models/bench/2/model.pb"
+  cat >"$work/models.config" <<'CONFIG'
+models {
+  name: "bench"
+  version_policy { specific { versions: 1 } }
+  shadow_version: 2
+  shadow_fraction: 1.0
+}
+CONFIG
+  server_flags=(--model_config_file="$work/models.config")
+  results=server-shadow.md
+fi
+port=$(start server "$bin/plrank-server" --model_base_path="$work/models" --host=127.0.0.1 --port=0 --metrics_port=0 "${server_flags[@]}")
 echo_port=$(start echo "$bin/plrank-echo-server" --port=0)
 metrics_port=$(sed -n 's/^metrics on .*:\([0-9]*\)$/\1/p' "$work/server.out")
 sleep 1
@@ -58,7 +102,11 @@ load "$port" 1 "$work/rank1.json"
 curl -s "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics.txt"
 load "$echo_port" 8 "$work/echo8.json"
 load "$port" 8 "$work/rank8.json"
+# Only version 1 answers; the shadow's scoring is not in this histogram.
 scoring_ms=$(awk '/^plrank_scoring_duration_seconds_sum/{s+=$2} /^plrank_scoring_duration_seconds_count/{c+=$2} END{printf "%.4f", 1000*s/c}' "$work/metrics.txt")
+shadow_count() {  # shadow_count RESULT: copies with that result at the c=1 scrape
+  awk -v r="result=\"$1\"" 'index($0, "plrank_shadow_requests_total{") == 1 && index($0, r) {s+=$2} END{printf "%d", s}' "$work/metrics.txt"
+}
 
 echo_p50=$(field "$work/echo1.json" 'd["latency_ms"]["p50"]')
 rank_p50=$(field "$work/rank1.json" 'd["latency_ms"]["p50"]')
@@ -66,7 +114,13 @@ ratio=$(python3 -c "print(f'{$rank_p50/($echo_p50+$scoring_ms):.2f}')")
 verdict=$(python3 -c "print('met' if $rank_p50/($echo_p50+$scoring_ms) <= 1.2 else 'NOT met')")
 mkdir -p "$root/bench/results"
 {
-  echo "### Server: 100 documents x 136 features per request, 1000 trees x 31 leaves, loopback"
+  if [ "$shadow" = 1 ]; then
+    echo "### Server with shadow scoring at fraction 1.0: 100 documents x 136 features per request, 1000 trees x 31 leaves, loopback"
+    echo
+    echo "Version 2 (a copy of the model) shadows version 1 (--shadow_queue_capacity 16). Shadow copies during the concurrency-1 runs (warm-up included): $(shadow_count scored) scored, $(shadow_count dropped) dropped, $(shadow_count failed) failed."
+  else
+    echo "### Server: 100 documents x 136 features per request, 1000 trees x 31 leaves, loopback"
+  fi
   echo
   echo "Load average at start: $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs."
   echo
@@ -80,4 +134,4 @@ mkdir -p "$root/bench/results"
   echo "Server-side scoring time per request at concurrency 1 (mean of plrank_scoring_duration_seconds): $scoring_ms ms."
   echo
   echo "Rank p50 / (echo p50 + scoring) = $rank_p50 / ($echo_p50 + $scoring_ms) = $ratio (target <= 1.2: $verdict)."
-} | tee "$root/bench/results/server.md"
+} | tee "$root/bench/results/$results"

@@ -25,8 +25,9 @@ void HealthReporter::Update(const ServingSnapshot& snapshot) {
   }
   for (const auto& [name, model] : snapshot.models) {
     models_.insert(name);
+    // A version loaded only as the shadow serves no unpinned request.
     health_->SetServingStatus(ModelHealthServiceName(name),
-                              !model.available.empty());
+                              model.default_version() != 0);
   }
   const bool serving = snapshot.AnyModelAvailable();
   health_->SetServingStatus("", serving);

@@ -94,6 +94,9 @@ absl::StatusOr<std::vector<ModelOnDisk>> ScanRepository(
                           model_config.version_labels().end());
       model.allow_incompatible_promotion =
           model_config.allow_incompatible_promotion();
+      model.shadow_version = model_config.shadow_version();
+      model.shadow_label = model_config.shadow_label();
+      model.shadow_fraction = model_config.shadow_fraction();
       models.push_back(std::move(model));
     }
   } else {

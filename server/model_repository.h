@@ -39,6 +39,10 @@ struct ModelOnDisk {
   std::map<std::string, int64_t> labels;
   // ModelConfig.allow_incompatible_promotion (false without a config).
   bool allow_incompatible_promotion = false;
+  // ModelConfig.shadow_* (none without a config).
+  int64_t shadow_version = 0;
+  std::string shadow_label;
+  double shadow_fraction = 0.0;
   std::vector<VersionOnDisk> versions;  // ascending by version
   // Set when the model's directory could not be listed (it stays a model,
   // with no versions).

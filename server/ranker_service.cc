@@ -90,12 +90,13 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
 
 RankerService::RankerService(VersionManager* manager, ServerMetrics* metrics,
                              RequestLimits limits, AdminAccessPolicy admin,
-                             MemoryReleaser* releaser)
+                             MemoryReleaser* releaser, ShadowScorer* shadow)
     : manager_(manager),
       metrics_(metrics),
       limits_(limits),
       admin_(std::move(admin)),
-      releaser_(releaser) {}
+      releaser_(releaser),
+      shadow_(shadow) {}
 
 namespace {
 
@@ -115,8 +116,8 @@ grpc::Status RankerService::Rank(grpc::ServerContext* context,
                                  v1::RankResponse* response) {
   RequestRecord record(metrics_, "Rank");
   record.SetDocuments(static_cast<uint64_t>(request->documents_size()));
-  auto version = ResolveFor(*manager_->snapshot(), request->model_spec(),
-                            &record);
+  const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
+  auto version = ResolveFor(*snapshot, request->model_spec(), &record);
   if (!version.ok()) return record.Finish(version.status());
   const absl::Time start = absl::Now();
   absl::Status status = RankDocuments(
@@ -128,7 +129,18 @@ grpc::Status RankerService::Rank(grpc::ServerContext* context,
     metrics_->RecordScoring((*version)->model(), (*version)->version_string(),
                             absl::ToDoubleSeconds(absl::Now() - start));
   }
+  if (status.ok()) OfferShadow(*snapshot, *version, *request, *response);
   return record.Finish(status);
+}
+
+void RankerService::OfferShadow(
+    const ServingSnapshot& snapshot,
+    const std::shared_ptr<const ServableVersion>& version,
+    const v1::RankRequest& request, const v1::RankResponse& response) {
+  if (shadow_ == nullptr) return;
+  auto model = snapshot.models.find(version->model());
+  if (model == snapshot.models.end() || !model->second.has_shadow) return;
+  shadow_->Offer(model->second, version, request, response);
 }
 
 namespace {
@@ -213,6 +225,9 @@ grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
         metrics_->RecordScoring((*version)->model(),
                                 (*version)->version_string(),
                                 absl::ToDoubleSeconds(absl::Now() - start));
+      }
+      if (status.ok()) {
+        OfferShadow(*snapshot, *version, query, result->response());
       }
     }
     if (!status.ok()) result->clear_response();
@@ -323,6 +338,9 @@ grpc::Status RankerService::GetModelStatus(
         absl::StrCat("unknown model '", request->name(), "'")));
   }
   *response->mutable_status() = it->second.status;
+  if (shadow_ != nullptr && it->second.has_shadow) {
+    *response->mutable_shadow() = shadow_->Status(it->second);
+  }
   return record.Finish(absl::OkStatus());
 }
 

@@ -7,6 +7,7 @@
 #include "server/memory_releaser.h"
 #include "server/request_limits.h"
 #include "server/server_metrics.h"
+#include "server/shadow_scoring.h"
 #include "server/version_manager.h"
 
 namespace plrank::server {
@@ -19,12 +20,16 @@ namespace plrank::server {
 // PERMISSION_DENIED to callers `admin` does not let in. Errors of Rank and
 // Evaluate name no file and no other model than the requested one. Large
 // Rank/Evaluate requests are reported to `releaser` (optional), which returns
-// their memory to the system once they are freed.
+// their memory to the system once they are freed. Answered Rank queries
+// (alone or in a RankBatch) are offered to `shadow` (optional) for shadow
+// scoring, and GetModelStatus reports its summary for a model with a
+// shadow configured.
 class RankerService final : public v1::Ranker::Service {
  public:
   RankerService(VersionManager* manager, ServerMetrics* metrics,
                 RequestLimits limits, AdminAccessPolicy admin = {},
-                MemoryReleaser* releaser = nullptr);
+                MemoryReleaser* releaser = nullptr,
+                ShadowScorer* shadow = nullptr);
 
   grpc::Status Rank(grpc::ServerContext* context,
                     const v1::RankRequest* request,
@@ -55,11 +60,18 @@ class RankerService final : public v1::Ranker::Service {
                             v1::ReloadModelsResponse* response) override;
 
  private:
+  // Hands an answered query to shadow scoring when its model has a shadow.
+  void OfferShadow(const ServingSnapshot& snapshot,
+                   const std::shared_ptr<const ServableVersion>& version,
+                   const v1::RankRequest& request,
+                   const v1::RankResponse& response);
+
   VersionManager* const manager_;
   ServerMetrics* const metrics_;
   const RequestLimits limits_;
   const AdminAccessPolicy admin_;
   MemoryReleaser* const releaser_;
+  ShadowScorer* const shadow_;
 };
 
 }  // namespace plrank::server

@@ -26,6 +26,7 @@
 #include "server/ranker_service.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
+#include "server/shadow_scoring.h"
 #include "server/structured_log.h"
 #include "server/tls_credentials.h"
 #include "server/version_manager.h"
@@ -69,6 +70,10 @@ absl::Status RunServer(const ServerOptions& options) {
         "--model_base_path '", options.model_base_path,
         "' is not a directory"));
   }
+  if (options.shadow_queue_capacity == 0) {
+    return absl::InvalidArgumentError(
+        "--shadow_queue_capacity must be at least 1");
+  }
   if (!options.model_config_file.empty()) {
     auto config = LoadServerConfig(options.model_config_file);
     if (!config.ok()) return config.status();
@@ -96,8 +101,12 @@ absl::Status RunServer(const ServerOptions& options) {
   VersionManager manager({options.model_base_path, options.model_config_file,
                           &metrics});
   MemoryReleaser releaser;
+  // Declared after `metrics` and `manager`: destroyed before them, so the
+  // versions its queued copies hold are released while metrics still exist.
+  ShadowScorer shadow({options.shadow_queue_capacity, /*start_worker=*/true},
+                      &metrics);
   RankerService service(&manager, &metrics, options.limits, options.admin,
-                        &releaser);
+                        &releaser, &shadow);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

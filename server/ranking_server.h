@@ -33,6 +33,8 @@ struct ServerOptions {
   std::string tls_cert_file;      // with tls_key_file: TLS
   std::string tls_key_file;
   std::string tls_ca_file;        // also: require and verify client certs
+  // Shadow copies waiting to be scored; more are dropped (>= 1).
+  uint32_t shadow_queue_capacity = 16;
 };
 
 // Runs plrank-server until SIGTERM or SIGINT, then shuts down gracefully:

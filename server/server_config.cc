@@ -32,6 +32,38 @@ class ErrorCollector : public google::protobuf::io::ErrorCollector {
 
 }  // namespace
 
+absl::Status ValidateShadowConfig(const v1::ModelConfig& model) {
+  const auto error = [&model](auto&&... parts) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", model.name(), "': ", parts...));
+  };
+  const double fraction = model.shadow_fraction();
+  // Written so that NaN fails too.
+  if (!(fraction >= 0.0 && fraction <= 1.0)) {
+    return error("shadow_fraction ", fraction, " is not in [0, 1]");
+  }
+  if (model.shadow_version() < 0) {
+    return error("shadow_version ", model.shadow_version(),
+                 " is not a positive integer");
+  }
+  const bool by_version = model.shadow_version() > 0;
+  const bool by_label = !model.shadow_label().empty();
+  if (by_version && by_label) {
+    return error("set shadow_version or shadow_label, not both");
+  }
+  if (fraction > 0.0 && !by_version && !by_label) {
+    return error("shadow_fraction ", fraction,
+                 " without shadow_version or shadow_label");
+  }
+  // Labels live in this file, so a misspelt one is caught here; a version
+  // may legitimately appear on disk later, so it is checked while serving.
+  if (by_label && model.version_labels().count(model.shadow_label()) == 0) {
+    return error("shadow_label '", model.shadow_label(),
+                 "' is not one of its version_labels");
+  }
+  return absl::OkStatus();
+}
+
 v1::VersionPolicy DefaultVersionPolicy() {
   v1::VersionPolicy policy;
   policy.mutable_latest()->set_num_versions(kDefaultLatestVersions);
@@ -72,6 +104,9 @@ absl::Status ValidateServerConfig(const v1::ServerConfig& config) {
                            version, " is not a positive integer"));
         }
       }
+    }
+    if (absl::Status shadow = ValidateShadowConfig(model); !shadow.ok()) {
+      return shadow;
     }
     for (const auto& [label, version] : model.version_labels()) {
       if (label.empty()) {

@@ -23,10 +23,18 @@ bool IsValidModelName(absl::string_view name);
 
 // Reads a ServerConfig in protobuf text format and validates it: valid,
 // unique model names; specific versions and label targets positive; label
-// names non-empty. Errors name the file.
+// names non-empty; shadow settings as ValidateShadowConfig. Errors name the
+// file.
 absl::StatusOr<v1::ServerConfig> LoadServerConfig(const std::string& path);
 
 absl::Status ValidateServerConfig(const v1::ServerConfig& config);
+
+// The shadow fields of one model: shadow_fraction in [0, 1] (not NaN);
+// shadow_version >= 0 (0 = unset); not both shadow_version and
+// shadow_label; a fraction above 0 needs one of them; shadow_label must be
+// one of the model's version_labels. Whether shadow_version exists on disk
+// is not checked here (see VersionManager).
+absl::Status ValidateShadowConfig(const v1::ModelConfig& model);
 
 }  // namespace plrank::server
 

@@ -63,6 +63,11 @@ ABSL_FLAG(std::string, tls_ca_file, "",
           "PEM CA bundle; when set, clients must present a certificate it "
           "signed (mTLS)");
 
+ABSL_FLAG(uint32_t, shadow_queue_capacity, 16,
+          "Shadow scoring: sampled request copies waiting for the shadow "
+          "worker; a copy sampled while the queue is full is dropped and "
+          "counted (result=\"dropped\"), so answers never wait (>= 1)");
+
 int main(int argc, char** argv) {
   const std::vector<char*> positional = plrank::ParseProgramFlags(
       argc, argv,
@@ -100,6 +105,7 @@ int main(int argc, char** argv) {
   options.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
   options.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   options.tls_ca_file = absl::GetFlag(FLAGS_tls_ca_file);
+  options.shadow_queue_capacity = absl::GetFlag(FLAGS_shadow_queue_capacity);
   const absl::Status status = plrank::server::RunServer(options);
   if (!status.ok()) {
     std::fprintf(stderr, "plrank-server: %s\n",

@@ -35,6 +35,20 @@ const Buckets& DocumentBuckets() {
   return *buckets;
 }
 
+// Kendall tau: fine steps near 1, where healthy shadows sit.
+const Buckets& TauBuckets() {
+  static const Buckets* const buckets = new Buckets{
+      -0.5, 0.0, 0.25, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 0.99, 1.0};
+  return *buckets;
+}
+
+// Top-10 overlap: shares of 10 documents (exact for k = 10).
+const Buckets& OverlapBuckets() {
+  static const Buckets* const buckets =
+      new Buckets{0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+  return *buckets;
+}
+
 }  // namespace
 
 ServerMetrics::ServerMetrics(absl::string_view build_version)
@@ -99,7 +113,28 @@ ServerMetrics::ServerMetrics(absl::string_view build_version)
       build_info_(BuildGauge()
                       .Name("plrank_build_info")
                       .Help("1, labelled with the server's version")
-                      .Register(*registry_)) {
+                      .Register(*registry_)),
+      shadow_requests_(
+          BuildCounter()
+              .Name("plrank_shadow_requests_total")
+              .Help("Sampled shadow copies of Rank queries, by result: "
+                    "scored, dropped (queue full) or failed")
+              .Register(*registry_)),
+      shadow_tau_(BuildHistogram()
+                      .Name("plrank_shadow_kendall_tau")
+                      .Help("Kendall tau-b between the served ranking and the "
+                            "shadow version's ranking of the same documents")
+                      .Register(*registry_)),
+      shadow_top1_(BuildCounter()
+                       .Name("plrank_shadow_top1_agreements_total")
+                       .Help("Scored shadow copies whose top document is the "
+                             "served one")
+                       .Register(*registry_)),
+      shadow_top10_(BuildHistogram()
+                        .Name("plrank_shadow_top10_overlap")
+                        .Help("Share of the top min(10, n) documents the "
+                              "served and shadow rankings have in common")
+                        .Register(*registry_)) {
   build_info_.Add({{"version", std::string(build_version)}}).Set(1);
 }
 
@@ -181,6 +216,35 @@ void ServerMetrics::RemoveVersion(const std::string& model, int64_t version) {
   version_gauges_.erase(it);
 }
 
+void ServerMetrics::RecordShadowRequest(const std::string& model,
+                                        const std::string& version,
+                                        const std::string& shadow_version,
+                                        const char* result) {
+  shadow_requests_
+      .Add({{"model", model},
+            {"version", version},
+            {"shadow_version", shadow_version},
+            {"result", result}})
+      .Increment();
+}
+
+void ServerMetrics::RecordShadowComparison(const std::string& model,
+                                           const std::string& version,
+                                           const std::string& shadow_version,
+                                           std::optional<double> kendall_tau,
+                                           bool top1_agree,
+                                           double top10_overlap) {
+  const prometheus::Labels labels = {{"model", model},
+                                     {"version", version},
+                                     {"shadow_version", shadow_version}};
+  if (kendall_tau.has_value()) {
+    shadow_tau_.Add(labels, TauBuckets()).Observe(*kendall_tau);
+  }
+  prometheus::Counter& agreements = shadow_top1_.Add(labels);
+  if (top1_agree) agreements.Increment();
+  shadow_top10_.Add(labels, OverlapBuckets()).Observe(top10_overlap);
+}
+
 void ServerMetrics::RecordPromotionRefused(const std::string& model,
                                            const std::string& reason) {
   promotions_refused_.Add({{"model", model}, {"reason", reason}}).Increment();
@@ -188,18 +252,18 @@ void ServerMetrics::RecordPromotionRefused(const std::string& model,
 
 namespace {
 
-// Every label set of `family` with model = `model` and version = `version`.
+// Every label set of `family` with model = `model` and `label` = `version`.
 template <typename T>
 std::vector<prometheus::Labels> VersionSeries(
     const prometheus::Family<T>& family, const std::string& model,
-    const std::string& version) {
+    const std::string& version, const char* label = "version") {
   std::vector<prometheus::Labels> out;
   for (const prometheus::MetricFamily& collected : family.Collect()) {
     for (const prometheus::ClientMetric& metric : collected.metric) {
       prometheus::Labels labels;
       for (const auto& label : metric.label) labels[label.name] = label.value;
       auto m = labels.find("model");
-      auto v = labels.find("version");
+      auto v = labels.find(label);
       if (m != labels.end() && m->second == model && v != labels.end() &&
           v->second == version) {
         out.push_back(std::move(labels));
@@ -228,6 +292,25 @@ void ServerMetrics::ReleaseVersion(const std::string& model, int64_t version) {
   for (const prometheus::Labels& labels :
        VersionSeries(scoring_duration_, model, label)) {
     scoring_duration_.Remove(&scoring_duration_.Add(labels, LatencyBuckets()));
+  }
+  // Shadow series name the version as the served one or as the shadow.
+  for (const char* which : {"version", "shadow_version"}) {
+    for (const prometheus::Labels& labels :
+         VersionSeries(shadow_requests_, model, label, which)) {
+      shadow_requests_.Remove(&shadow_requests_.Add(labels));
+    }
+    for (const prometheus::Labels& labels :
+         VersionSeries(shadow_top1_, model, label, which)) {
+      shadow_top1_.Remove(&shadow_top1_.Add(labels));
+    }
+    for (const prometheus::Labels& labels :
+         VersionSeries(shadow_tau_, model, label, which)) {
+      shadow_tau_.Remove(&shadow_tau_.Add(labels, TauBuckets()));
+    }
+    for (const prometheus::Labels& labels :
+         VersionSeries(shadow_top10_, model, label, which)) {
+      shadow_top10_.Remove(&shadow_top10_.Add(labels, OverlapBuckets()));
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include "absl/strings/string_view.h"
@@ -33,6 +34,13 @@ class ServableVersion;
 //   plrank_model_version_loaded_timestamp_seconds{model,version}  gauge
 //   plrank_model_promotions_refused_total{model,reason}         counter
 //   plrank_build_info{version}                                  gauge = 1
+//   plrank_shadow_requests_total{model,version,shadow_version,result}
+//                                     counter, result = scored|dropped|failed
+//   plrank_shadow_kendall_tau{model,version,shadow_version}     histogram
+//   plrank_shadow_top1_agreements_total{model,version,shadow_version} counter
+//   plrank_shadow_top10_overlap{model,version,shadow_version}   histogram
+// (shadow scoring: `version` served the answer, `shadow_version` scored the
+// copy, "unresolved" when the configured shadow could not be resolved).
 // Model age is time() - plrank_model_version_created_timestamp_seconds (a
 // timestamp, per Prometheus conventions, instead of a gauge that would need
 // updating every second). Requests naming an unknown model are counted
@@ -65,6 +73,19 @@ class ServerMetrics {
   // model version exists, every series labelled with it (requests, scoring
   // time) is removed.
   void ReleaseVersion(const std::string& model, int64_t version);
+  // One sampled shadow copy: `result` is "scored", "dropped" or "failed".
+  void RecordShadowRequest(const std::string& model,
+                           const std::string& version,
+                           const std::string& shadow_version,
+                           const char* result);
+  // The comparison of a scored copy (tau absent when undefined). The
+  // agreement counter is created at 0, so a rate over it exists even when
+  // the rankings never agree.
+  void RecordShadowComparison(const std::string& model,
+                              const std::string& version,
+                              const std::string& shadow_version,
+                              std::optional<double> kendall_tau,
+                              bool top1_agree, double top10_overlap);
   // `reason`: num_features, num_outputs or score_transform.
   void RecordPromotionRefused(const std::string& model,
                               const std::string& reason);
@@ -90,6 +111,10 @@ class ServerMetrics {
   prometheus::Family<prometheus::Gauge>& version_loaded_;
   prometheus::Family<prometheus::Counter>& promotions_refused_;
   prometheus::Family<prometheus::Gauge>& build_info_;
+  prometheus::Family<prometheus::Counter>& shadow_requests_;
+  prometheus::Family<prometheus::Histogram>& shadow_tau_;
+  prometheus::Family<prometheus::Counter>& shadow_top1_;
+  prometheus::Family<prometheus::Histogram>& shadow_top10_;
 
   std::mutex mutex_;  // guards version_gauges_ and live_versions_
   std::map<std::pair<std::string, int64_t>, VersionGauges> version_gauges_;

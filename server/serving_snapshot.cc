@@ -91,16 +91,17 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
     return NotServing(model, label->second,
                       absl::StrCat(" (label '", label->first, "')"), true);
   }
-  if (model.available.empty()) {
+  const int64_t default_version = model.default_version();
+  if (default_version == 0) {
     return absl::UnavailableError(
         absl::StrCat("model '", model.name, "' has no version ready to serve"));
   }
-  return model.available.at(model.default_version());
+  return model.available.at(default_version);
 }
 
 bool ServingSnapshot::AnyModelAvailable() const {
   for (const auto& [name, model] : models) {
-    if (!model.available.empty()) return true;
+    if (model.default_version() != 0) return true;
   }
   return false;
 }

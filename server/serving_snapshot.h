@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -23,11 +24,27 @@ struct ModelSnapshot {
   // Every known version with its state (AVAILABLE, LOADING, FAILED, END),
   // labels and metadata, and default_version().
   v1::ModelStatus status;
+  // Available versions loaded only because they are the shadow: never the
+  // default.
+  std::set<int64_t> shadow_only;
+
+  // Shadow scoring (ModelConfig.shadow_*): set when a shadow version or
+  // label is configured. `shadow` is the version it resolves to in this
+  // snapshot, or null with `shadow_error` saying why.
+  bool has_shadow = false;
+  int64_t shadow_version = 0;
+  std::string shadow_label;
+  double shadow_fraction = 0.0;
+  std::shared_ptr<const ServableVersion> shadow;
+  std::string shadow_error;
 
   // What unpinned requests get (0 = none available).
   int64_t default_version() const {
     if (promoted != 0 && available.count(promoted) > 0) return promoted;
-    return available.empty() ? 0 : available.rbegin()->first;
+    for (auto it = available.rbegin(); it != available.rend(); ++it) {
+      if (shadow_only.count(it->first) == 0) return it->first;
+    }
+    return 0;
   }
 };
 
@@ -47,6 +64,8 @@ struct ServingSnapshot {
   absl::StatusOr<std::shared_ptr<const ServableVersion>> Resolve(
       const v1::ModelSpec& spec) const;
 
+  // Whether some model has a default version (what health reports): a
+  // version loaded only as a shadow does not count.
   bool AnyModelAvailable() const;
 };
 

@@ -31,6 +31,23 @@ std::string PolicyName(const v1::VersionPolicy& policy) {
   return absl::StrCat("latest:", n);
 }
 
+// The labels that keep their version loaded and may promote it: all but the
+// shadow label, whose version is measured, not served by default.
+std::map<std::string, int64_t> PromotingLabels(
+    const std::map<std::string, int64_t>& labels,
+    const std::string& shadow_label) {
+  std::map<std::string, int64_t> out = labels;
+  out.erase(shadow_label);
+  return out;
+}
+
+// The version the model's shadow names on disk (0 = none).
+int64_t ShadowTarget(const ModelOnDisk& disk) {
+  if (disk.shadow_version > 0) return disk.shadow_version;
+  auto it = disk.labels.find(disk.shadow_label);
+  return it == disk.labels.end() ? 0 : it->second;
+}
+
 }  // namespace
 
 VersionManager::VersionManager(VersionManagerOptions options)
@@ -186,7 +203,9 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
       if (EnsureLoaded(model, *v, summary)) wanted.insert(v->version);
     }
   }
-  for (const auto& [label, version] : disk.labels) {
+  const std::map<std::string, int64_t> labels =
+      PromotingLabels(disk.labels, disk.shadow_label);
+  for (const auto& [label, version] : labels) {
     for (const VersionOnDisk& v : disk.versions) {
       if (v.version == version && EnsureLoaded(model, v, summary)) {
         wanted.insert(v.version);
@@ -197,9 +216,21 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
   // wants are refused promotion: unpinned requests keep working.
   std::set<int64_t> candidates = wanted;
   candidates.insert(model.published_default);
-  const PromotionDecision decision =
-      DecideDefault(model, disk.labels, &candidates);
+  const PromotionDecision decision = DecideDefault(model, labels, &candidates);
   if (decision.default_version != 0) wanted.insert(decision.default_version);
+  // The shadow's version, if on disk: loaded and kept, but (when the policy
+  // and the other labels do not want it anyway) never a default candidate,
+  // so that shadowing a newer version does not promote it. Marked before
+  // loading: the load publishes snapshots.
+  model.shadow_only.clear();
+  const int64_t shadow = ShadowTarget(disk);
+  if (shadow > 0 && wanted.count(shadow) == 0) {
+    for (const VersionOnDisk& v : disk.versions) {
+      if (v.version != shadow) continue;
+      model.shadow_only.insert(v.version);
+      if (EnsureLoaded(model, v, summary)) wanted.insert(v.version);
+    }
+  }
   for (auto& [version, record] : model.versions) {
     if (record.state == v1::VERSION_STATE_AVAILABLE &&
         wanted.count(version) == 0) {
@@ -374,6 +405,48 @@ void VersionManager::Unload(ModelRecord& model, int64_t version,
   }
 }
 
+void VersionManager::ResolveShadows(ServingSnapshot& snapshot,
+                                    bool log_changes) {
+  for (auto& [name, model] : snapshot.models) {
+    ModelRecord& record = records_[name];
+    const ModelOnDisk& disk = record.disk;
+    model.has_shadow = disk.shadow_version > 0 || !disk.shadow_label.empty();
+    if (!model.has_shadow) {
+      record.logged_shadow_error.clear();
+      continue;
+    }
+    model.shadow_version = disk.shadow_version;
+    model.shadow_label = disk.shadow_label;
+    model.shadow_fraction = disk.shadow_fraction;
+    // The same resolution (and messages) as a request naming the shadow.
+    v1::ModelSpec spec;
+    spec.set_name(name);
+    spec.set_version(disk.shadow_version);
+    spec.set_version_label(disk.shadow_label);
+    auto shadow = snapshot.Resolve(spec);
+    if (shadow.ok()) {
+      model.shadow = *std::move(shadow);
+      if (log_changes && !record.logged_shadow_error.empty()) {
+        LogEvent("info", "shadow_available",
+                 {{"model", name},
+                  {"shadow_version", model.shadow->version_string()}});
+      }
+      if (log_changes) record.logged_shadow_error.clear();
+      continue;
+    }
+    model.shadow_error = std::string(shadow.status().message());
+    // Only at the end of a scan: a shadow still loading mid-scan is not a
+    // problem worth a warning.
+    if (log_changes && model.shadow_error != record.logged_shadow_error) {
+      record.logged_shadow_error = model.shadow_error;
+      LogEvent("warning", "shadow_unavailable",
+               {{"model", name},
+                {"error", model.shadow_error},
+                {"action", "serving unaffected; copies count as failed"}});
+    }
+  }
+}
+
 void VersionManager::Publish(bool end_of_scan) {
   auto snapshot = std::make_shared<ServingSnapshot>();
   for (auto& [name, record] : records_) {
@@ -396,8 +469,15 @@ void VersionManager::Publish(bool end_of_scan) {
         status->set_loaded_unix_seconds(state.servable->loaded_unix_seconds());
       }
     }
+    model.shadow_only = record.shadow_only;
+    std::set<int64_t> candidates;
+    for (const auto& [version, servable] : model.available) {
+      if (record.shadow_only.count(version) == 0) candidates.insert(version);
+    }
     const PromotionDecision decision =
-        DecideDefault(record, model.labels, nullptr);
+        DecideDefault(record,
+                      PromotingLabels(model.labels, record.disk.shadow_label),
+                      &candidates);
     model.promoted = decision.default_version;
     for (v1::VersionStatus& status : *model.status.mutable_versions()) {
       VersionRecord& state = record.versions[status.version()];
@@ -433,6 +513,7 @@ void VersionManager::Publish(bool end_of_scan) {
           name, static_cast<int64_t>(model.available.size()));
     }
   }
+  ResolveShadows(*snapshot, end_of_scan);
   std::shared_ptr<const ServingSnapshot> published = std::move(snapshot);
   {
     std::lock_guard<std::mutex> lock(snapshot_mutex_);

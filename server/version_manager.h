@@ -65,7 +65,13 @@ inline constexpr size_t kRetiredVersionsInStatus = 4;
 //    the serving one then stays loaded whatever the policy says;
 //  - requests in flight keep the version they resolved; a retired version is
 //    freed when its last request ends;
-//  - status keeps at most kRetiredVersionsInStatus END versions per model.
+//  - status keeps at most kRetiredVersionsInStatus END versions per model;
+//  - a model's shadow (ModelConfig shadow_version, or the version of its
+//    shadow_label) is loaded and kept loaded like a labelled version, but is
+//    never chosen as the default for being the shadow (the shadow label does
+//    not promote); each snapshot resolves the model's shadow (version or label)
+//    or says why it cannot (ModelSnapshot::shadow_error, logged once per
+//    change as event=shadow_unavailable).
 // Scan() calls are serialized; snapshot() is cheap and never blocks on a
 // scan in progress.
 class VersionManager {
@@ -103,6 +109,11 @@ class VersionManager {
     // while a scan is loading keep these, so a label moved to a version that
     // is still loading never points at it before it is available.
     std::map<std::string, int64_t> published_labels;
+    // Versions loaded only because they are the configured shadow version:
+    // excluded from the default decision.
+    std::set<int64_t> shadow_only;
+    // The shadow problem last logged, to log each change once.
+    std::string logged_shadow_error;
   };
 
   // Makes `version` AVAILABLE if it is not and has not failed with the same
@@ -123,6 +134,9 @@ class VersionManager {
   // Snapshot of records_ -> snapshot_, then the listener. `end_of_scan`
   // also makes the labels read from disk/config take effect.
   void Publish(bool end_of_scan);
+  // Fills the shadow fields of each model of `snapshot` from its config;
+  // `log_changes` logs a shadow becoming unavailable or available again.
+  void ResolveShadows(ServingSnapshot& snapshot, bool log_changes);
   // Current config or nullopt; keeps the previous one when the file breaks.
   const v1::ServerConfig* RefreshConfig();
 

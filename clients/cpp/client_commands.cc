@@ -374,12 +374,52 @@ absl::Status RunEvaluate(RankerClient& client, const CommandSettings& settings,
   return absl::OkStatus();
 }
 
+std::string FormatShadowStatus(const v1::ShadowStatus& shadow) {
+  std::string text = "shadow: ";
+  if (!shadow.configured_label().empty()) {
+    absl::StrAppend(&text, "label ", shadow.configured_label());
+    if (shadow.shadow_version() > 0) {
+      absl::StrAppend(&text, " (version ", shadow.shadow_version(), ")");
+    }
+  } else {
+    absl::StrAppend(&text, "version ", shadow.configured_version());
+  }
+  absl::StrAppendFormat(&text, ", fraction %g", shadow.fraction());
+  if (!shadow.error().empty()) {
+    absl::StrAppend(&text, "; unavailable: ", shadow.error());
+  }
+  absl::StrAppend(&text, "\n");
+  for (const v1::ShadowComparison& pair : shadow.comparisons()) {
+    absl::StrAppendFormat(
+        &text, "  serving %d -> shadow %s: %d scored, %d dropped, %d failed",
+        pair.serving_version(),
+        pair.shadow_version() > 0 ? absl::StrCat(pair.shadow_version())
+                                  : std::string("none"),
+        pair.scored(), pair.dropped(), pair.failed());
+    if (pair.scored() > 0) {
+      absl::StrAppendFormat(&text,
+                            "; mean tau %.4f over %d, top-1 agreement %.4f, "
+                            "mean top-10 overlap %.4f",
+                            pair.mean_kendall_tau(), pair.tau_count(),
+                            pair.top1_agreement(), pair.mean_top10_overlap());
+    }
+    absl::StrAppend(&text, "\n");
+    if (!pair.last_error().empty()) {
+      absl::StrAppend(&text, "    last error: ", pair.last_error(), "\n");
+    }
+  }
+  return text;
+}
+
 absl::Status RunStatus(RankerClient& client, const CommandSettings& settings,
                        std::FILE* out) {
-  absl::StatusOr<v1::ModelStatus> status =
-      client.GetModelStatus(settings.model.name);
-  if (!status.ok()) return status.status();
-  std::fputs(FormatModelStatus(*status).c_str(), out);
+  absl::StatusOr<v1::GetModelStatusResponse> response =
+      client.GetFullModelStatus(settings.model.name);
+  if (!response.ok()) return response.status();
+  std::fputs(FormatModelStatus(response->status()).c_str(), out);
+  if (response->has_shadow()) {
+    std::fputs(FormatShadowStatus(response->shadow()).c_str(), out);
+  }
   return absl::OkStatus();
 }
 

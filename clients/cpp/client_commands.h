@@ -69,6 +69,10 @@ absl::Status RunReload(RankerClient& client, std::FILE* out);
 std::string VersionStateName(v1::VersionState state);
 // Multi-line description of a model's versions, states and metadata.
 std::string FormatModelStatus(const v1::ModelStatus& status);
+// The shadow scoring summary of GetModelStatus: a "shadow: ..." line with
+// the configuration (and why the shadow is unavailable, if it is), then a
+// line per (serving, shadow) version pair.
+std::string FormatShadowStatus(const v1::ShadowStatus& shadow);
 
 }  // namespace plrank::client
 

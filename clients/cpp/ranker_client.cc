@@ -319,6 +319,14 @@ absl::StatusOr<v1::EvaluateResponse> RankerClient::Evaluate(
 
 absl::StatusOr<v1::ModelStatus> RankerClient::GetModelStatus(
     const std::string& name) {
+  absl::StatusOr<v1::GetModelStatusResponse> response =
+      GetFullModelStatus(name);
+  if (!response.ok()) return response.status();
+  return response->status();
+}
+
+absl::StatusOr<v1::GetModelStatusResponse> RankerClient::GetFullModelStatus(
+    const std::string& name) {
   grpc::ClientContext context;
   SetDeadline(&context, options_.deadline);
   v1::GetModelStatusRequest request;
@@ -326,7 +334,7 @@ absl::StatusOr<v1::ModelStatus> RankerClient::GetModelStatus(
   v1::GetModelStatusResponse response;
   grpc::Status status = stub_->GetModelStatus(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status);
-  return response.status();
+  return response;
 }
 
 absl::StatusOr<std::vector<v1::ModelStatus>> RankerClient::ListModels() {

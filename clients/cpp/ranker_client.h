@@ -120,6 +120,10 @@ class RankerClient {
                                                 const EvaluateOptions& options = {});
 
   absl::StatusOr<v1::ModelStatus> GetModelStatus(const std::string& name);
+  // The whole GetModelStatus answer: the status and, for a model with shadow
+  // scoring configured, its shadow summary.
+  absl::StatusOr<v1::GetModelStatusResponse> GetFullModelStatus(
+      const std::string& name);
   absl::StatusOr<std::vector<v1::ModelStatus>> ListModels();
   absl::StatusOr<v1::ReloadModelsResponse> ReloadModels();
 

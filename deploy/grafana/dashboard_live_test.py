@@ -7,7 +7,9 @@ deploy_dashboard_live; deploy/grafana/README.md).
       [--scrape_config=prometheus.yml] [--keep]
 
 In a temporary directory: generate tiny data, train a small model (version
-1) and publish a corrupt version 2 (so a load failure exists), plus a model
+1) and publish a corrupt version 2 (so a load failure exists) and a smaller
+version 3 that shadows version 1 (model config shadow_version, fraction 1,
+so the shadow scoring series exist), plus a model
 `wide` whose version 2 takes 12 features against version 1's 10 (so a
 refused promotion exists), start the
 real plrank-server on 127.0.0.1 (ports 0) and a real Prometheus scraping its
@@ -15,7 +17,8 @@ metrics port every second with the real rules file, evaluated every second.
 Prometheus scrapes with the plrank-server job of prometheus.yml, its
 kubernetes_sd_configs replaced by a file_sd target list that carries the
 metadata Kubernetes SD would attach to the server's pod, next to a decoy pod
-the relabelling must drop. Then plrank-loadgen sends Rank traffic, and
+the relabelling must drop. Then plrank-loadgen sends Rank traffic (synthetic
+documents, then the data file's queries), and
 plrank-loadgen / plrank-client send requests for an unknown model (errors).
 
 Checks (every failure is printed; exit 1 if any):
@@ -425,11 +428,25 @@ def main():
     models = os.path.join(tmp, "models")
     os.makedirs(os.path.join(models, "demo", "1"))
     os.makedirs(os.path.join(models, "demo", "2"))
+    os.makedirs(os.path.join(models, "demo", "3"))
     run([tool("plrank-train"), f"--train={data}", "--trees=10", "--leaves=7",
          "--num_threads=1", "--quiet",
          f"--model_out={os.path.join(models, 'demo', '1', 'model.pb')}"])
     with open(os.path.join(models, "demo", "2", "model.pb"), "wb") as f:
       f.write(b"not a model")
+    # Version 3, another model of the same data, is demo's shadow.
+    run([tool("plrank-train"), f"--train={data}", "--trees=3", "--leaves=3",
+         "--num_threads=1", "--quiet",
+         f"--model_out={os.path.join(models, 'demo', '3', 'model.pb')}"])
+    # The config names the models the server found by itself before, with
+    # the same default policy, except that demo serves only versions 1 and 2
+    # (3 is the shadow, never the default).
+    model_config = os.path.join(tmp, "models.config")
+    with open(model_config, "w") as f:
+      f.write('models {\n  name: "demo"\n'
+              '  version_policy { specific { versions: [1, 2] } }\n'
+              '  shadow_version: 3\n  shadow_fraction: 1\n}\n'
+              'models { name: "wide" }\n')
     wide_data = os.path.join(tmp, "wide.txt")
     run([tool("plrank-datagen"), "--queries=20", "--mean_docs=10",
          "--features=12", f"--out={wide_data}"])
@@ -447,6 +464,7 @@ def main():
 
     server_log = open(os.path.join(tmp, "server.log"), "w")
     server = start([tool("plrank-server"), f"--model_base_path={models}",
+                    f"--model_config_file={model_config}",
                     "--host=127.0.0.1", "--port=0", "--metrics_port=0",
                     "--poll_interval_seconds=1"],
                    stdout=subprocess.PIPE, stderr=server_log, text=True)
@@ -516,6 +534,12 @@ def main():
     run([tool("plrank-loadgen"), f"--target={grpc}", "--model=demo",
          "--synthetic_docs=20", "--concurrency=2",
          f"--duration_seconds={args.load_seconds}", "--requests=100000000"])
+    # Requests from the data file too, over several scrapes: on synthetic
+    # uniform features the small shadow model can tie every document,
+    # leaving Kendall tau undefined (and its histogram empty).
+    run([tool("plrank-loadgen"), f"--target={grpc}", "--model=demo",
+         f"--data={data}", "--concurrency=1", "--duration_seconds=3",
+         "--requests=100000000"])
     subprocess.run([tool("plrank-loadgen"), f"--target={grpc}",
                     "--model=no_such_model", "--features=10",
                     "--synthetic_docs=5", "--concurrency=1", "--requests=20",
@@ -563,6 +587,8 @@ def main():
                     'plrank_requests_total{code!="OK"}'))
     queries.append(("setup: failed model load recorded",
                     'plrank_model_loads_total{result="failure"}'))
+    queries.append(("setup: shadow copies scored",
+                    'plrank_shadow_requests_total{result="scored"}'))
     for rule in rules:
       if "record" in rule:
         queries.append((f"recording rule {rule['record']} (expr)",

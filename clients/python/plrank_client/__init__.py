@@ -21,7 +21,8 @@ from .types import (BatchEntry, DocumentExplanation, EvaluateResult,
                     ExplainResult,
                     FeatureContribution, LabelledQuery, ModelMetadata,
                     ModelStatus, QueryMetrics, RankResult, ReloadResult,
-                    ScoredDocument, VersionStatus)
+                    ScoredDocument, ShadowComparison, ShadowStatus,
+                    VersionStatus)
 
 __version__ = "0.1.0"
 
@@ -35,5 +36,5 @@ __all__ = [
     "BatchEntry", "DocumentExplanation", "EvaluateResult", "ExplainResult",
     "FeatureContribution", "LabelledQuery", "ModelMetadata", "ModelStatus",
     "QueryMetrics", "RankResult", "ReloadResult", "ScoredDocument",
-    "VersionStatus",
+    "ShadowComparison", "ShadowStatus", "VersionStatus",
 ]

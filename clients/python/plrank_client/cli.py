@@ -25,7 +25,8 @@ import grpc
 from .client import RankerClient
 from .errors import (InvalidArgumentError, PermissionDeniedError, PlrankError,
                      error_for_code)
-from .formatting import (format_model_list, format_model_status, format_score)
+from .formatting import (format_model_list, format_model_status, format_score,
+                         format_shadow_status)
 from .letor import LetorError, LetorFile, read_letor
 
 PROGRAM = "plrank-client-py"
@@ -385,7 +386,10 @@ def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout) -> int:
             elif args.command == "evaluate":
                 run_evaluate(client, args, out)
             elif args.command == "status":
-                out.write(format_model_status(client.status(args.model)))
+                status = client.status(args.model)
+                out.write(format_model_status(status))
+                if status.shadow is not None:
+                    out.write(format_shadow_status(status.shadow))
             elif args.command == "list":
                 out.write(format_model_list(client.list_models()))
             else:

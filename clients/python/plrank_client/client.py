@@ -268,10 +268,13 @@ class RankerClient:
         return evaluate_result(response)
 
     def status(self, model: str, *, timeout: Optional[float] = None) -> ModelStatus:
-        """Versions of `model` with their state, labels and metadata."""
+        """Versions of `model` with their state, labels and metadata, and
+        its shadow scoring summary (`shadow`) when one is configured."""
         response = self._call("GetModelStatus",
                               ranker_pb2.GetModelStatusRequest(name=model), timeout)
-        return model_status(response.status)
+        return model_status(
+            response.status,
+            response.shadow if response.HasField("shadow") else None)
 
     def list_models(self, *, timeout: Optional[float] = None) -> List[ModelStatus]:
         response = self._call("ListModels", ranker_pb2.ListModelsRequest(), timeout)

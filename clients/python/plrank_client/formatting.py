@@ -12,7 +12,7 @@ import time
 from decimal import Decimal
 from typing import List
 
-from .types import ModelStatus
+from .types import ModelStatus, ShadowStatus
 
 
 def format_score(value: float) -> str:
@@ -80,6 +80,34 @@ def format_model_status(status: ModelStatus) -> str:
         # Byte-wise order, like the C++ std::map.
         for name in sorted(meta.training_metrics, key=lambda n: n.encode()):
             lines.append(f"    {name} = {meta.training_metrics[name]:.6f}")
+    return "\n".join(lines) + "\n"
+
+
+def format_shadow_status(shadow: ShadowStatus) -> str:
+    """As the C++ client's FormatShadowStatus."""
+    if shadow.configured_label:
+        line = f"shadow: label {shadow.configured_label}"
+        if shadow.shadow_version > 0:
+            line += f" (version {shadow.shadow_version})"
+    else:
+        line = f"shadow: version {shadow.configured_version}"
+    line += f", fraction {shadow.fraction:g}"
+    if shadow.error:
+        line += f"; unavailable: {shadow.error}"
+    lines = [line]
+    for pair in shadow.comparisons:
+        target = str(pair.shadow_version) if pair.shadow_version > 0 else "none"
+        line = (f"  serving {pair.serving_version} -> shadow {target}: "
+                f"{pair.scored} scored, {pair.dropped} dropped, "
+                f"{pair.failed} failed")
+        if pair.scored > 0:
+            line += (f"; mean tau {pair.mean_kendall_tau:.4f} over "
+                     f"{pair.tau_count}, top-1 agreement "
+                     f"{pair.top1_agreement:.4f}, mean top-10 overlap "
+                     f"{pair.mean_top10_overlap:.4f}")
+        lines.append(line)
+        if pair.last_error:
+            lines.append(f"    last error: {pair.last_error}")
     return "\n".join(lines) + "\n"
 
 

@@ -130,11 +130,39 @@ class VersionStatus:
 
 
 @dataclasses.dataclass(frozen=True)
+class ShadowComparison:
+    """Running comparison of one (serving, shadow) version pair."""
+    serving_version: int
+    shadow_version: int  # 0 = the shadow was unresolved (copies failed)
+    scored: int
+    dropped: int          # the shadow queue was full
+    failed: int
+    mean_kendall_tau: float
+    tau_count: int        # scored requests where tau-b is defined
+    top1_agreement: float
+    mean_top10_overlap: float
+    last_error: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ShadowStatus:
+    """Shadow scoring of a model (ModelConfig.shadow_*), as configured."""
+    configured_version: int
+    configured_label: str
+    fraction: float
+    shadow_version: int   # the version copies go to; 0 = unresolved
+    error: str            # why it is unresolved
+    comparisons: List[ShadowComparison]
+
+
+@dataclasses.dataclass(frozen=True)
 class ModelStatus:
     name: str
     versions: List[VersionStatus]
     default_version: int  # 0 = none available
     raw: Any = dataclasses.field(default=None, repr=False, compare=False)
+    # From GetModelStatus only, when the model has a shadow configured.
+    shadow: Optional[ShadowStatus] = None
 
     def resolve(self, version: Optional[int] = None,
                 label: Optional[str] = None) -> VersionStatus:
@@ -235,7 +263,24 @@ def _metadata(version) -> Optional[ModelMetadata]:
         file_bytes=m.file_bytes)
 
 
-def model_status(status) -> ModelStatus:
+def shadow_status(shadow) -> ShadowStatus:
+    return ShadowStatus(
+        configured_version=shadow.configured_version,
+        configured_label=shadow.configured_label,
+        fraction=shadow.fraction,
+        shadow_version=shadow.shadow_version,
+        error=shadow.error,
+        comparisons=[ShadowComparison(
+            serving_version=c.serving_version, shadow_version=c.shadow_version,
+            scored=c.scored, dropped=c.dropped, failed=c.failed,
+            mean_kendall_tau=c.mean_kendall_tau, tau_count=c.tau_count,
+            top1_agreement=c.top1_agreement,
+            mean_top10_overlap=c.mean_top10_overlap, last_error=c.last_error)
+            for c in shadow.comparisons])
+
+
+def model_status(status, shadow=None) -> ModelStatus:
+    """`shadow`: the ShadowStatus message of a GetModelStatus answer."""
     return ModelStatus(
         name=status.name,
         versions=[VersionStatus(
@@ -245,7 +290,8 @@ def model_status(status) -> ModelStatus:
             promotion_refused=v.promotion_refused)
             for v in status.versions],
         default_version=status.default_version,
-        raw=status)
+        raw=status,
+        shadow=shadow_status(shadow) if shadow is not None else None)
 
 
 def reload_result(response) -> ReloadResult:

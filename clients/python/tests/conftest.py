@@ -2,7 +2,7 @@
 
 Binaries come from --bin_dir (default: $PLRANK_BIN_DIR). The repository
 holds model "demo" with versions 1 and 2 (v1 labelled "stable" through the
-server config file) and a corrupt version 3 that fails to load; the server
+server config file, which also names it the shadow, paused at fraction 0) and a corrupt version 3 that fails to load; the server
 listens on 127.0.0.1 port 0 and is killed at the end of the session (and by
 the kernel if pytest itself dies, via PR_SET_PDEATHSIG).
 """
@@ -155,7 +155,11 @@ def env(request, tmp_path_factory) -> Env:
         metrics[version] = parse_metrics(out)
     config = work / "server_config.txt"
     config.write_text('models {\n  name: "demo"\n  version_policy { all {} }\n'
-                      '  version_labels { key: "stable" value: 1 }\n}\n')
+                      '  version_labels { key: "stable" value: 1 }\n'
+                      # Shadowing configured but paused (fraction 0): status
+                      # shows it, and no request is ever copied, so both
+                      # clients' status outputs stay comparable.
+                      '  shadow_label: "stable"\n}\n')
     process, target = start_server(
         bin_dir, work, [f"--model_base_path={base}", f"--model_config_file={config}",
                         f"--max_documents_per_request={MAX_DOCUMENTS}"], "server")

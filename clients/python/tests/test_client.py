@@ -145,6 +145,17 @@ def test_evaluate_stream_equals_unary(client, data, monkeypatch):
     assert streamed == unary
 
 
+def test_status_shadow(client):
+    shadow = client.status("demo").shadow
+    assert shadow is not None
+    assert (shadow.configured_label, shadow.configured_version) == ("stable", 0)
+    assert shadow.fraction == 0.0
+    assert shadow.shadow_version == 1 and shadow.error == ""
+    assert shadow.comparisons == []
+    # ListModels carries no shadow summary.
+    assert all(m.shadow is None for m in client.list_models())
+
+
 def test_status_fields(client, env):
     status = client.status("demo")
     assert status.name == "demo"

@@ -8,7 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from plrank_client.formatting import format_score
+from plrank_client.formatting import format_score, format_shadow_status
+from plrank_client.types import ShadowComparison, ShadowStatus
 from plrank_client.letor import LetorError, parse_letor, read_letor, to_float32
 
 
@@ -88,3 +89,28 @@ def test_float32_rounding_is_correct_at_double_midpoints():
 ])
 def test_format_score_matches_to_chars(value, text):
     assert format_score(value) == text
+
+
+def test_format_shadow_status():
+    # The layout of the C++ client's FormatShadowStatus (whose output the
+    # shadow scoring integration test checks).
+    shadow = ShadowStatus(
+        configured_version=0, configured_label="candidate", fraction=0.25,
+        shadow_version=3, error="", comparisons=[
+            ShadowComparison(1, 3, scored=10, dropped=2, failed=1,
+                             mean_kendall_tau=0.142857, tau_count=9,
+                             top1_agreement=0.5, mean_top10_overlap=0.9,
+                             last_error="bad document"),
+            ShadowComparison(2, 0, scored=0, dropped=0, failed=4,
+                             mean_kendall_tau=0.0, tau_count=0,
+                             top1_agreement=0.0, mean_top10_overlap=0.0,
+                             last_error="")])
+    assert format_shadow_status(shadow) == (
+        "shadow: label candidate (version 3), fraction 0.25\n"
+        "  serving 1 -> shadow 3: 10 scored, 2 dropped, 1 failed; mean tau "
+        "0.1429 over 9, top-1 agreement 0.5000, mean top-10 overlap 0.9000\n"
+        "    last error: bad document\n"
+        "  serving 2 -> shadow none: 0 scored, 0 dropped, 4 failed\n")
+    unresolved = ShadowStatus(9, "", 1.0, 0, "version 9 is not loaded", [])
+    assert format_shadow_status(unresolved) == (
+        "shadow: version 9, fraction 1; unavailable: version 9 is not loaded\n")

@@ -69,4 +69,52 @@ TEST(ServerConfigTest, ModelNames) {
 }
 
 }  // namespace
+TEST(ServerConfigTest, AcceptsShadowByVersionOrLabel) {
+  auto config = LoadText(R"pb(
+    models { name: "web" shadow_version: 4 shadow_fraction: 0.25 }
+    models {
+      name: "news"
+      version_labels { key: "canary" value: 3 }
+      shadow_label: "canary"
+      shadow_fraction: 1
+    }
+    models { name: "paused" shadow_version: 2 }
+  )pb");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->models(0).shadow_version(), 4);
+  EXPECT_EQ(config->models(0).shadow_fraction(), 0.25);
+  EXPECT_EQ(config->models(1).shadow_label(), "canary");
+  EXPECT_EQ(config->models(2).shadow_fraction(), 0.0);
+}
+
+TEST(ServerConfigTest, RejectsBadShadowSettingsNamingTheProblem) {
+  const auto message = [](const std::string& text) {
+    return std::string(LoadText(text).status().message());
+  };
+  EXPECT_THAT(message("models { name: 'a' shadow_version: 2 "
+                      "shadow_fraction: 1.5 }"),
+              HasSubstr("shadow_fraction 1.5 is not in [0, 1]"));
+  EXPECT_THAT(message("models { name: 'a' shadow_version: 2 "
+                      "shadow_fraction: -0.1 }"),
+              HasSubstr("not in [0, 1]"));
+  EXPECT_THAT(message("models { name: 'a' shadow_version: 2 "
+                      "shadow_fraction: nan }"),
+              HasSubstr("not in [0, 1]"));
+  EXPECT_THAT(message("models { name: 'a' shadow_version: -3 }"),
+              HasSubstr("shadow_version -3 is not a positive integer"));
+  EXPECT_THAT(message("models { name: 'a' version_labels { key: 'c' value: 2 "
+                      "} shadow_version: 2 shadow_label: 'c' }"),
+              HasSubstr("not both"));
+  EXPECT_THAT(message("models { name: 'a' shadow_fraction: 0.5 }"),
+              HasSubstr("without shadow_version or shadow_label"));
+  EXPECT_THAT(message("models { name: 'a' version_labels { key: 'c' value: 2 "
+                      "} shadow_label: 'canry' shadow_fraction: 1 }"),
+              HasSubstr("shadow_label 'canry' is not one of its "
+                        "version_labels"));
+  // The message names the model and the file.
+  EXPECT_THAT(message("models { name: 'web' shadow_fraction: 2 "
+                      "shadow_version: 1 }"),
+              HasSubstr("model 'web'"));
+}
+
 }  // namespace plrank::server

@@ -326,6 +326,90 @@ TEST(VersionManagerTest, ConfigPoliciesAndLabels) {
   EXPECT_THAT(Available(manager, "web"), ElementsAre(4));
 }
 
+TEST(VersionManagerTest, ShadowLoadsButNeverBecomesTheDefault) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  for (int v : {1, 2, 3}) WriteTestModel(repo, "web", v);
+  for (int v : {1, 2}) WriteTestModel(repo, "news", v);
+  const std::string config = base.File("config.txt");
+  WriteConfig(config, R"pb(
+    models {
+      name: "web"
+      version_policy { specific { versions: 1 } }
+      shadow_version: 3
+      shadow_fraction: 0.5
+    }
+    models {
+      name: "news"
+      version_policy { specific { versions: 1 } }
+      version_labels { key: "candidate" value: 2 }
+      shadow_label: "candidate"
+    }
+  )pb");
+  VersionManager manager({repo, config, nullptr});
+  ASSERT_TRUE(manager.Scan().status.ok());
+  auto snapshot = manager.snapshot();
+  // Version 3 is newer and compatible, yet 1 stays the default.
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 3));
+  const ModelSnapshot& web = snapshot->models.at("web");
+  EXPECT_EQ(web.default_version(), 1);
+  EXPECT_EQ((*snapshot->Resolve(Spec("web")))->version(), 1);
+  EXPECT_EQ((*snapshot->Resolve(Spec("web", 3)))->version(), 3);
+  EXPECT_TRUE(web.has_shadow);
+  ASSERT_NE(web.shadow, nullptr);
+  EXPECT_EQ(web.shadow->version(), 3);
+  EXPECT_EQ(web.shadow_fraction, 0.5);
+  EXPECT_EQ(web.shadow_error, "");
+  // The shadow label does not promote its version, as other labels would.
+  const ModelSnapshot& news = snapshot->models.at("news");
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1, 2));
+  EXPECT_EQ(news.default_version(), 1);
+  ASSERT_NE(news.shadow, nullptr);
+  EXPECT_EQ(news.shadow->version(), 2);
+  EXPECT_EQ((*snapshot->Resolve(Spec("news", 0, "candidate")))->version(), 2);
+
+  // A shadow that is not on disk: reported, serving unchanged, and the
+  // former shadow-only version is unloaded.
+  WriteConfig(config, R"pb(
+    models {
+      name: "web"
+      version_policy { specific { versions: 1 } }
+      shadow_version: 7
+      shadow_fraction: 1
+    })pb");
+  ASSERT_TRUE(manager.Scan().status.ok());
+  snapshot = manager.snapshot();
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  const ModelSnapshot& missing = snapshot->models.at("web");
+  EXPECT_EQ(missing.default_version(), 1);
+  EXPECT_EQ(missing.shadow, nullptr);
+  EXPECT_THAT(missing.shadow_error,
+              HasSubstr("version 7 of model 'web' is not loaded"));
+
+  // A model whose only loadable version is its shadow has no default (and
+  // counts as unavailable for health): the shadow is never the default.
+  WriteTestModel(repo, "solo", 5);
+  WriteConfig(config, R"pb(
+    models {
+      name: "solo"
+      version_policy { specific { versions: 1 } }
+      shadow_version: 5
+    })pb");
+  ASSERT_TRUE(manager.Scan().status.ok());
+  snapshot = manager.snapshot();
+  EXPECT_THAT(Available(manager, "solo"), ElementsAre(5));
+  EXPECT_EQ(snapshot->models.at("solo").default_version(), 0);
+  EXPECT_FALSE(snapshot->AnyModelAvailable());
+  EXPECT_EQ(snapshot->Resolve(Spec("solo")).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ((*snapshot->Resolve(Spec("solo", 5)))->version(), 5);
+
+  // Without shadow settings, a model has no shadow.
+  WriteConfig(config, R"pb(models { name: "web" })pb");
+  ASSERT_TRUE(manager.Scan().status.ok());
+  EXPECT_FALSE(manager.snapshot()->models.at("web").has_shadow);
+}
+
 TEST(VersionManagerTest, MovedLabelSwitchesOnlyOnceItsVersionServes) {
   TempDir base;
   const std::string repo = base.path() + "/repo";
