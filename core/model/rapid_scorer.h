@@ -51,7 +51,9 @@ class RapidScorerForest {
 
   // Adds trees [0, num_trees) to sum[d], d < 64, in tree order, for the 64
   // documents of the 8 interleaved groups at group_rows + g * group_stride
-  // (g < 8; slot s of a group's document i at group[s * 8 + i]).
+  // (g < 8; slot s of a group's document i at group[s * 8 + i]). Uses a
+  // per-thread scratch of one block's bitvectors (up to 256 KB), allocated
+  // on a thread's first call.
   void AccumulateGroup64(const uint32_t* group_rows, size_t group_stride,
                          int32_t num_trees, double* sum) const;
 
