@@ -208,6 +208,7 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   }
   scorer.tree_block_begin_.push_back(static_cast<int32_t>(model.trees.size()));
   scorer.quick_ = QuickScorerForest::Build(model, split_slots);
+  scorer.rapid_ = RapidScorerForest::Build(model, split_slots);
   if (!scorer.quick_.has_value() && model.num_outputs == 1) scorer.BuildChains();
   return scorer;
 }
@@ -328,11 +329,17 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
                                    double* out, size_t out_stride,
                                    int32_t num_trees) const {
   const size_t group_slots = kLanes * num_slots();
-  // QuickScorer takes what it can; the rest walk the trees.
-  const size_t quick_docs =
-      quick_.has_value() ? QuickScoreGroups(doubled, num_docs, out, out_stride,
-                                            num_trees)
-                         : 0;
+  // RapidScorer takes groups of 64, QuickScorer groups of 16 or 8 of the
+  // rest; the rest walk the trees.
+  size_t quick_docs = 0;
+  if (rapid_.has_value()) {
+    quick_docs = RapidScoreGroups(doubled, num_docs, out, num_trees);
+  }
+  if (quick_.has_value() && quick_docs < num_docs) {
+    quick_docs += QuickScoreGroups(
+        doubled + quick_docs / kLanes * group_slots, num_docs - quick_docs,
+        out + quick_docs, out_stride, num_trees);
+  }
   // Chained walks read a second copy of the nodes and their values: worth
   // it when enough documents share each block to keep it in cache.
   const bool use_chains =

@@ -10,14 +10,18 @@
 #include "core/data/dataset.h"
 #include "core/model/ensemble.h"
 #include "core/model/quick_scorer.h"
+#include "core/model/rapid_scorer.h"
 
 namespace plrank {
 
 // A validated Ensemble flattened for fast scoring: all trees' nodes in one
 // contiguous array, evaluated block of trees by block of documents. Groups of
-// 16 documents (AVX-512; a remainder of 4 or more padded to 16) or 8 (AVX2)
-// go through QuickScorer when every tree has at most 32 leaves, else through
-// chained walks when the document block is large enough (ChainGroup); small
+// 64 documents (a remainder of 36 or more padded to 64) go through
+// RapidScorerForest when every tree has at most 64 leaves, the model one
+// output and the CPU AVX-512 (BW, BITALG); groups of 16 documents (AVX-512;
+// a remainder of 4 or more padded to 16) or 8 (AVX2) of the rest go through
+// QuickScorer when every tree has at most 32 leaves, else through chained
+// walks when the document block is large enough (ChainGroup); small
 // batches and remainders walk in lockstep (WalkGroup). Every path adds leaf values in tree order, so scores
 // are bit-identical to the reference evaluator. Immutable and thread-safe
 // after Create.
@@ -42,6 +46,10 @@ class ForestScorer {
   // (every tree has at most 32 leaves and the CPU has AVX2; 16 with
   // AVX-512); scores are the same either way, bit for bit.
   bool uses_quick_scorer() const { return quick_.has_value(); }
+  // True when groups of 64 documents are scored with RapidScorerForest
+  // (one output, trees of at most 64 leaves, AVX-512 with BW and BITALG);
+  // scores are the same either way, bit for bit.
+  bool uses_rapid_scorer() const { return rapid_.has_value(); }
 
   // Raw per-output scores: out[k * num_docs + i]. `rows` is row-major
   // (num_docs x num_features). Uses the first `num_trees` trees (rounded to
@@ -121,6 +129,11 @@ class ForestScorer {
   // a prefix of the documents with quick_ and returns its length.
   size_t QuickScoreGroups(uint32_t* doubled, size_t num_docs, double* out,
                           size_t out_stride, int32_t num_trees) const;
+  // The same with rapid_ (forest_scorer_quick.cc): groups of 64 documents,
+  // a large enough remainder padded to 64; returns how many it scored (a
+  // multiple of 64 or num_docs).
+  size_t RapidScoreGroups(uint32_t* doubled, size_t num_docs, double* out,
+                          int32_t num_trees) const;
   // Adds trees [begin, end) of tree block `block` for the kDocs doubled
   // rows `rows`: to sum[d] when there is one output, else to
   // out[(t % outputs) * out_stride + d]. `group_rows` points at the first
@@ -174,6 +187,9 @@ class ForestScorer {
   // Scores whole groups of kLanes documents when every tree has at most 32
   // leaves and the CPU has AVX2; smaller groups walk the trees.
   std::optional<QuickScorerForest> quick_;
+  // For one output and trees of up to 64 leaves with AVX-512: scores groups
+  // of 64 documents before quick_ or the walks take the rest.
+  std::optional<RapidScorerForest> rapid_;
   // Copy of nodes_ where a leaf's child is the next tree's root (the block's
   // last tree: a parking node closing each block), and leaf values at leaves,
   // -0.0 elsewhere. Block b starts at chain_block_begin_[b]; its walks need

@@ -1,0 +1,150 @@
+// ForestScorer's RapidScorer path (64-document AVX-512 QuickScorer for trees
+// of up to 64 leaves, ahead of the 16-document QuickScorer for up to 32),
+// bit for bit against the reference walk: every batch size around its
+// 64-document groups and padded remainders, tree-count prefixes, NaNs,
+// infinities, values at the thresholds, zero-as-missing splits and both
+// default directions, and models it must not take.
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/model/ensemble.h"
+#include "core/model/forest_scorer.h"
+#include "gtest/gtest.h"
+#include "tests/testing/random_model.h"
+
+namespace plrank {
+namespace {
+
+bool CpuRunsRapidScorer() {
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512bitalg");
+}
+
+// Scores of docs [0, docs) with `requested` trees through RawScores, and
+// (all trees) through Score, against the reference, bit for bit.
+void ExpectMatches(const ForestScorer& scorer, const Ensemble& model,
+                   const std::vector<float>& rows, size_t docs,
+                   int32_t requested) {
+  const size_t features = static_cast<size_t>(model.num_features);
+  const auto doc_rows =
+      absl::MakeConstSpan(rows).subspan(0, docs * features);
+  std::vector<double> raw(docs);
+  scorer.RawScores(doc_rows, docs, absl::MakeSpan(raw), requested);
+  std::vector<double> scores(docs);
+  scorer.Score(doc_rows, docs, absl::MakeSpan(scores));
+  const size_t used = requested > 0
+                          ? std::min<size_t>(model.trees.size(), requested)
+                          : model.trees.size();
+  for (size_t i = 0; i < docs; ++i) {
+    const double expected =
+        testing::ReferenceRaw(model, &rows[i * features], 0, used);
+    EXPECT_EQ(std::memcmp(&expected, &raw[i], sizeof(double)), 0)
+        << "batch " << docs << " doc " << i << " trees " << used
+        << ": expected " << expected << " got " << raw[i];
+    const double all =
+        testing::ReferenceRaw(model, &rows[i * features], 0, model.trees.size());
+    EXPECT_EQ(std::memcmp(&all, &scores[i], sizeof(double)), 0)
+        << "Score, batch " << docs << " doc " << i;
+  }
+}
+
+// Rows near zero and on the threshold grid, plus some infinities.
+std::vector<float> TestRows(std::mt19937_64& rng, size_t docs,
+                            int32_t features) {
+  std::vector<float> rows = testing::RowsNearZero(rng, docs, features, 0.15);
+  std::bernoulli_distribution infinite(0.03);
+  std::bernoulli_distribution negative(0.5);
+  for (float& value : rows) {
+    if (infinite(rng)) {
+      value = negative(rng) ? -std::numeric_limits<float>::infinity()
+                            : std::numeric_limits<float>::infinity();
+    }
+  }
+  return rows;
+}
+
+// Forests whose largest tree has 1, 8, 9, 31, 32, 33, 57 and 64 leaves (one
+// to eight bitvector bytes, left-subtree ranges across byte bounds), with
+// single-leaf and full-size trees among them, with and without
+// zero-as-missing splits: every batch size from 1 to 140 (whole 64-document
+// groups, remainders padded, left to QuickScorer or walked, across the
+// 128-document block) and a few larger ones.
+TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
+  std::mt19937_64 rng(6464);
+  const int32_t features = 7;
+  for (int32_t max_leaves : {1, 8, 9, 31, 32, 33, 57, 64}) {
+    for (bool zero_as_missing : {false, true}) {
+      Ensemble model = testing::RandomEnsemble(rng, 90, max_leaves, features);
+      model.trees[0] = testing::RandomTree(rng, max_leaves, features);
+      model.trees[1] = testing::RandomTree(rng, 1, features);
+      if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.3, &model);
+      absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+      ASSERT_TRUE(scorer.ok()) << scorer.status();
+      EXPECT_EQ(scorer->uses_rapid_scorer(), CpuRunsRapidScorer());
+      const std::vector<float> rows = TestRows(rng, 400, features);
+      for (size_t docs = 1; docs <= 140; ++docs) {
+        ExpectMatches(*scorer, model, rows, docs, 0);
+      }
+      for (size_t docs : {size_t{191}, size_t{256}, size_t{400}}) {
+        for (int32_t requested : {0, 1, 17, 70}) {
+          ExpectMatches(*scorer, model, rows, docs, requested);
+        }
+      }
+    }
+  }
+}
+
+// Many trees of up to 64 leaves (several tree blocks), thresholds both on
+// the grid (many equal thresholds per feature, merged) and continuous.
+TEST(ForestScorerRapidTest, ManyBlocksAndContinuousThresholds) {
+  std::mt19937_64 rng(255);
+  const int32_t features = 20;
+  Ensemble model = testing::RandomEnsemble(rng, 1100, 64, features);
+  std::normal_distribution<float> continuous(0.0f, 1.0f);
+  for (size_t t = 0; t < model.trees.size(); t += 2) {
+    for (float& threshold : model.trees[t].threshold) {
+      threshold = continuous(rng);
+    }
+  }
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  EXPECT_EQ(scorer->uses_rapid_scorer(), CpuRunsRapidScorer());
+  std::vector<float> rows = TestRows(rng, 300, features);
+  for (size_t i = 0; i < rows.size(); i += 3) {
+    if (!std::isnan(rows[i])) rows[i] = continuous(rng);
+  }
+  for (size_t docs : {size_t{1}, size_t{10}, size_t{64}, size_t{100},
+                      size_t{129}, size_t{300}}) {
+    for (int32_t requested : {0, 150, 600}) {
+      ExpectMatches(*scorer, model, rows, docs, requested);
+    }
+  }
+}
+
+// Models RapidScorer must leave to QuickScorerForest and the walks: more
+// than 64 leaves, more than one output.
+TEST(ForestScorerRapidTest, NotUsedOutsideItsRange) {
+  std::mt19937_64 rng(7);
+  const int32_t features = 5;
+  Ensemble big = testing::RandomEnsemble(rng, 4, 40, features);
+  big.trees[2] = testing::RandomTree(rng, 65, features);
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(big);
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  EXPECT_FALSE(scorer->uses_rapid_scorer());
+  const std::vector<float> rows = TestRows(rng, 70, features);
+  ExpectMatches(*scorer, big, rows, 70, 0);
+
+  Ensemble two = testing::RandomEnsemble(rng, 5, 32, features, 2);
+  scorer = ForestScorer::Create(two);
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  EXPECT_FALSE(scorer->uses_rapid_scorer());
+}
+
+}  // namespace
+}  // namespace plrank
