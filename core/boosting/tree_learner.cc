@@ -76,26 +76,15 @@ void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
       builder_.BuildGroup(group, absl::MakeConstSpan(documents, count), pairs,
                           built_histogram);
       for (int32_t f : group) {
-        if (scan_built) {
-          ScanFeatureForSplit(layout_, data_, built_histogram, built->sums, f,
-                              config_.rules, &mine_built);
-        }
-        if (scan_derived) {
-          SubtractFeature(layout_, f, built_histogram, derived_histogram);
-          ScanFeatureForSplit(layout_, data_, derived_histogram, derived->sums,
-                              f, config_.rules, &mine_derived);
-        }
+        ScanFeature(f, *built, derived, scan_built, scan_derived,
+                    built_histogram, derived_histogram, &mine_built,
+                    &mine_derived);
       }
     }
     best_built[omp_get_thread_num()] = mine_built;
     best_derived[omp_get_thread_num()] = mine_derived;
   }
-  for (int t = 0; t < threads; ++t) {
-    if (BetterSplit(best_built[t], built->best)) built->best = best_built[t];
-    if (derived != nullptr && BetterSplit(best_derived[t], derived->best)) {
-      derived->best = best_derived[t];
-    }
-  }
+  KeepBest(best_built, best_derived, threads, built, derived);
 }
 
 void TreeLearner::BuildReduceAndScan(Leaf* built, Leaf* derived,
@@ -123,20 +112,37 @@ void TreeLearner::BuildReduceAndScan(Leaf* built, Leaf* derived,
 #pragma omp for schedule(dynamic, 1) nowait
     for (int32_t g = 0; g < num_groups; ++g) {
       for (int32_t f : FeatureGroup(features, num_groups, g)) {
-        if (scan_built) {
-          ScanFeatureForSplit(layout_, data_, built_histogram, built->sums, f,
-                              config_.rules, &mine_built);
-        }
-        if (scan_derived) {
-          SubtractFeature(layout_, f, built_histogram, derived_histogram);
-          ScanFeatureForSplit(layout_, data_, derived_histogram, derived->sums,
-                              f, config_.rules, &mine_derived);
-        }
+        ScanFeature(f, *built, derived, scan_built, scan_derived,
+                    built_histogram, derived_histogram, &mine_built,
+                    &mine_derived);
       }
     }
     best_built[omp_get_thread_num()] = mine_built;
     best_derived[omp_get_thread_num()] = mine_derived;
   }
+  KeepBest(best_built, best_derived, threads, built, derived);
+}
+
+void TreeLearner::ScanFeature(int32_t f, const Leaf& built, const Leaf* derived,
+                              bool scan_built, bool scan_derived,
+                              const double* built_histogram,
+                              double* derived_histogram,
+                              SplitCandidate* best_built,
+                              SplitCandidate* best_derived) const {
+  if (scan_built) {
+    ScanFeatureForSplit(layout_, data_, built_histogram, built.sums, f,
+                        config_.rules, best_built);
+  }
+  if (scan_derived) {
+    SubtractFeature(layout_, f, built_histogram, derived_histogram);
+    ScanFeatureForSplit(layout_, data_, derived_histogram, derived->sums, f,
+                        config_.rules, best_derived);
+  }
+}
+
+void TreeLearner::KeepBest(const SplitCandidate* best_built,
+                           const SplitCandidate* best_derived, int threads,
+                           Leaf* built, Leaf* derived) {
   for (int t = 0; t < threads; ++t) {
     if (BetterSplit(best_built[t], built->best)) built->best = best_built[t];
     if (derived != nullptr && BetterSplit(best_derived[t], derived->best)) {

@@ -99,6 +99,19 @@ class TreeLearner {
   void BuildReduceAndScan(Leaf* built, Leaf* derived, bool scan_built,
                           bool scan_derived, int threads,
                           absl::Span<const int32_t> features);
+  // Feature f's best split of `built` into *best_built (when scan_built),
+  // and of `derived` after subtracting `built` from the parent's histogram
+  // in derived_histogram (when scan_derived).
+  void ScanFeature(int32_t f, const Leaf& built, const Leaf* derived,
+                   bool scan_built, bool scan_derived,
+                   const double* built_histogram, double* derived_histogram,
+                   SplitCandidate* best_built,
+                   SplitCandidate* best_derived) const;
+  // Merges the threads' candidates in thread order (BetterSplit is a total
+  // order, so the result does not depend on the schedule).
+  static void KeepBest(const SplitCandidate* best_built,
+                       const SplitCandidate* best_derived, int threads,
+                       Leaf* built, Leaf* derived);
   // Stable partition of the leaf's documents; returns the left count.
   uint32_t Partition(const Leaf& leaf, const SplitCandidate& split);
 

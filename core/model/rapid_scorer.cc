@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/in_order_leaves.h"
 #include "core/model/order_key.h"
 
 // RapidScorerForest's layout (the AVX-512 scan is in rapid_scorer_avx512.cc).
@@ -74,26 +75,9 @@ void RapidScorerForest::AppendTree(const Tree& tree, size_t tree_index,
     leaf_values[0] = tree.leaf_value[0];
     return;
   }
-  // In-order leaf numbering, as QuickScorerForest::AppendTree: a node's left
-  // subtree holds leaves [first_leaf, left_end).
-  std::vector<uint32_t> first_leaf(tree.num_internal_nodes());
-  std::vector<uint32_t> left_end(tree.num_internal_nodes());
-  uint32_t next_leaf = 0;
-  std::vector<std::pair<int32_t, bool>> stack = {{0, false}};
-  while (!stack.empty()) {
-    const auto [node, left_done] = stack.back();
-    stack.pop_back();
-    if (node < 0) {
-      leaf_values[next_leaf++] = tree.leaf_value[~node];
-    } else if (!left_done) {
-      first_leaf[node] = next_leaf;
-      stack.push_back({node, true});
-      stack.push_back({tree.left_child[node], false});
-    } else {
-      left_end[node] = next_leaf;
-      stack.push_back({tree.right_child[node], false});
-    }
-  }
+  const InOrderLeaves order = NumberLeavesInOrder(tree, leaf_values);
+  const std::vector<uint32_t>& first_leaf = order.first_leaf;
+  const std::vector<uint32_t>& left_end = order.left_end;
   const uint32_t tree_base = tree_in_block * static_cast<uint32_t>(tree_bytes_);
   for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
     const uint32_t key = OrderKey(tree.threshold[n]);
