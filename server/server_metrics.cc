@@ -256,7 +256,7 @@ namespace {
 template <typename T>
 std::vector<prometheus::Labels> VersionSeries(
     const prometheus::Family<T>& family, const std::string& model,
-    const std::string& version, const char* label = "version") {
+    const std::string& version, const char* label) {
   std::vector<prometheus::Labels> out;
   for (const prometheus::MetricFamily& collected : family.Collect()) {
     for (const prometheus::ClientMetric& metric : collected.metric) {
@@ -273,6 +273,18 @@ std::vector<prometheus::Labels> VersionSeries(
   return out;
 }
 
+// Removes those series. `bucket_args` are what Add needs besides the labels
+// (histogram buckets); Add returns the existing series.
+template <typename T, typename... BucketArgs>
+void RemoveVersionSeries(prometheus::Family<T>& family,
+                         const std::string& model, const std::string& version,
+                         const char* label, const BucketArgs&... bucket_args) {
+  for (const prometheus::Labels& labels :
+       VersionSeries(family, model, version, label)) {
+    family.Remove(&family.Add(labels, bucket_args...));
+  }
+}
+
 }  // namespace
 
 void ServerMetrics::ReleaseVersion(const std::string& model, int64_t version) {
@@ -283,34 +295,17 @@ void ServerMetrics::ReleaseVersion(const std::string& model, int64_t version) {
     if (it != live_versions_.end()) live_versions_.erase(it);
   }
   // No request can add to these series any more: the version is neither
-  // servable nor held by a request. (Add returns the existing series.)
+  // servable nor held by a request.
   const std::string label = absl::StrCat(version);
-  for (const prometheus::Labels& labels :
-       VersionSeries(requests_, model, label)) {
-    requests_.Remove(&requests_.Add(labels));
-  }
-  for (const prometheus::Labels& labels :
-       VersionSeries(scoring_duration_, model, label)) {
-    scoring_duration_.Remove(&scoring_duration_.Add(labels, LatencyBuckets()));
-  }
+  RemoveVersionSeries(requests_, model, label, "version");
+  RemoveVersionSeries(scoring_duration_, model, label, "version",
+                      LatencyBuckets());
   // Shadow series name the version as the served one or as the shadow.
   for (const char* which : {"version", "shadow_version"}) {
-    for (const prometheus::Labels& labels :
-         VersionSeries(shadow_requests_, model, label, which)) {
-      shadow_requests_.Remove(&shadow_requests_.Add(labels));
-    }
-    for (const prometheus::Labels& labels :
-         VersionSeries(shadow_top1_, model, label, which)) {
-      shadow_top1_.Remove(&shadow_top1_.Add(labels));
-    }
-    for (const prometheus::Labels& labels :
-         VersionSeries(shadow_tau_, model, label, which)) {
-      shadow_tau_.Remove(&shadow_tau_.Add(labels, TauBuckets()));
-    }
-    for (const prometheus::Labels& labels :
-         VersionSeries(shadow_top10_, model, label, which)) {
-      shadow_top10_.Remove(&shadow_top10_.Add(labels, OverlapBuckets()));
-    }
+    RemoveVersionSeries(shadow_requests_, model, label, which);
+    RemoveVersionSeries(shadow_top1_, model, label, which);
+    RemoveVersionSeries(shadow_tau_, model, label, which, TauBuckets());
+    RemoveVersionSeries(shadow_top10_, model, label, which, OverlapBuckets());
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/data/random.h"
 #include "server/document_scoring.h"
 #include "server/ranking_comparison.h"
 #include "server/structured_log.h"
@@ -23,19 +24,17 @@ namespace {
 constexpr char kUnresolved[] = "unresolved";
 
 // Whether to shadow this request: a per-thread splitmix64 draw, so sampling
-// costs a few instructions and no shared state.
+// costs a few instructions and no shared state. Seeded from the clock and
+// the thread's own address, so threads draw different streams.
 bool Sampled(double fraction) {
   if (fraction >= 1.0) return true;
   if (!(fraction > 0.0)) return false;
-  thread_local uint64_t state =
+  thread_local uint64_t seed_anchor = 0;
+  thread_local SplitMix64 rng(
       static_cast<uint64_t>(
           std::chrono::steady_clock::now().time_since_epoch().count()) ^
-      (reinterpret_cast<uintptr_t>(&state) * 0x9E3779B97F4A7C15ull);
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53 < fraction;
+      (reinterpret_cast<uintptr_t>(&seed_anchor) * 0x9E3779B97F4A7C15ull));
+  return static_cast<double>(rng.Next() >> 11) * 0x1.0p-53 < fraction;
 }
 
 // The worker runs only when the CPU would otherwise idle, so shadow

@@ -129,6 +129,11 @@ class ForestScorer {
   // a prefix of the documents with quick_ and returns its length.
   size_t QuickScoreGroups(uint32_t* doubled, size_t num_docs, double* out,
                           size_t out_stride, int32_t num_trees) const;
+  // Fills the doubled rows of documents [num_docs, padded_docs) with copies
+  // of the last document's: padding lanes of a QuickScorer / RapidScorer
+  // group then lengthen no threshold scan, and their sums are dropped.
+  void PadWithLastDocument(uint32_t* doubled, size_t num_docs,
+                           size_t padded_docs) const;
   // The same with rapid_ (forest_scorer_quick.cc): groups of 64 documents,
   // a large enough remainder padded to 64; returns how many it scored (a
   // multiple of 64 or num_docs).

@@ -22,6 +22,17 @@ constexpr size_t kRapidPadDocs = 36;
 
 }  // namespace
 
+void ForestScorer::PadWithLastDocument(uint32_t* doubled, size_t num_docs,
+                                       size_t padded_docs) const {
+  const size_t group_slots = kLanes * num_slots();
+  const size_t last = num_docs - 1;
+  const uint32_t* from = doubled + last / kLanes * group_slots + last % kLanes;
+  for (size_t i = num_docs; i < padded_docs; ++i) {
+    uint32_t* to = doubled + i / kLanes * group_slots + i % kLanes;
+    for (size_t s = 0; s < num_slots(); ++s) to[s * kLanes] = from[s * kLanes];
+  }
+}
+
 size_t ForestScorer::QuickScoreGroups(uint32_t* doubled, size_t num_docs,
                                       double* out, size_t out_stride,
                                       int32_t num_trees) const {
@@ -34,16 +45,7 @@ size_t ForestScorer::QuickScoreGroups(uint32_t* doubled, size_t num_docs,
     size_t wide_docs = num_docs / kWide * kWide;
     const size_t left = num_docs - wide_docs;
     if (num_outputs_ == 1 && left >= kQuickPadDocs) {
-      // Padding lanes copy the last document, so they lengthen no
-      // threshold scan; their sums are dropped.
-      const size_t last = num_docs - 1;
-      const uint32_t* from = doubled + last / kLanes * group_slots + last % kLanes;
-      for (size_t i = num_docs; i < wide_docs + kWide; ++i) {
-        uint32_t* to = doubled + i / kLanes * group_slots + i % kLanes;
-        for (size_t s = 0; s < num_slots(); ++s) {
-          to[s * kLanes] = from[s * kLanes];
-        }
-      }
+      PadWithLastDocument(doubled, num_docs, wide_docs + kWide);
       wide_docs += kWide;
     }
     for (; first < wide_docs; first += kWide) {
@@ -78,15 +80,8 @@ size_t ForestScorer::RapidScoreGroups(uint32_t* doubled, size_t num_docs,
   const size_t group_slots = kLanes * num_slots();
   size_t rapid_docs = num_docs / kDocs * kDocs;
   if (num_docs - rapid_docs >= kRapidPadDocs) {
-    // Padding lanes copy the last document, so they lengthen no threshold
-    // scan; their sums are dropped. The scratch holds kBlockDocs rows.
-    const size_t last = num_docs - 1;
-    const uint32_t* from =
-        doubled + last / kLanes * group_slots + last % kLanes;
-    for (size_t i = num_docs; i < rapid_docs + kDocs; ++i) {
-      uint32_t* to = doubled + i / kLanes * group_slots + i % kLanes;
-      for (size_t s = 0; s < num_slots(); ++s) to[s * kLanes] = from[s * kLanes];
-    }
+    // The scratch holds kBlockDocs rows, a multiple of kDocs.
+    PadWithLastDocument(doubled, num_docs, rapid_docs + kDocs);
     rapid_docs += kDocs;
   }
   size_t first = 0;

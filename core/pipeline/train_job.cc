@@ -279,14 +279,14 @@ uint64_t DistributedDigest(const TrainJob& job, const Dataset& train,
     hash.Add(text.data(), text.size());
     hash.Add("\n", 1);
   };
+  auto add_data = [&add](const Dataset& data) {
+    add(absl::StrCat(data.num_features, " ", data.num_queries(), " ",
+                     data.num_documents(), " ", DatasetDigest(data)));
+  };
   for (const auto& [name, value] : job.parameters) add(name + "=" + value);
   add(job.objective.name);
-  add(absl::StrCat(train.num_features, " ", train.num_queries(), " ",
-                   train.num_documents(), " ", DatasetDigest(train)));
-  if (valid != nullptr) {
-    add(absl::StrCat(valid->num_features, " ", valid->num_queries(), " ",
-                     valid->num_documents(), " ", DatasetDigest(*valid)));
-  }
+  add_data(train);
+  if (valid != nullptr) add_data(*valid);
   return hash.value();
 }
 
