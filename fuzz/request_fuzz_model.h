@@ -12,7 +12,7 @@
 
 #include "core/model/ensemble.h"
 #include "core/model/model_io.h"
-#include "server/servable_version.h"
+#include "server/lifecycle/servable_version.h"
 
 namespace plrank::fuzz {
 

@@ -17,8 +17,8 @@
 #include <string>
 
 #include "fuzz/fuzz_util.h"
-#include "server/model_repository.h"
-#include "server/server_config.h"
+#include "server/lifecycle/model_repository.h"
+#include "server/lifecycle/server_config.h"
 
 namespace {
 

@@ -47,6 +47,12 @@ RULES = {
     # The MPI module of distributed training: a Reducer (core/boosting/)
     # over MPI, and the only code that may include <mpi.h> (MPI_ONLY).
     "trainer/distributed/": ("core/boosting/",),
+    # The serving lifecycle: no gRPC, prometheus or RPC wire types
+    # (ranker.proto); its config file format (server_config.proto) is its
+    # own. Metrics reach it through LifecycleObserver.
+    "server/lifecycle/": ("core/data/", "core/model/",
+                          "plrank/v1/server_config.pb.h", "google/protobuf/"),
+    # The RPC layer over it.
     "server/": ("core/data/", "core/metrics/", "core/model/", "common/",
                 "grpcpp/", "grpc/", "prometheus/", "plrank/v1/",
                 "google/protobuf/"),

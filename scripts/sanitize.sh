@@ -8,12 +8,13 @@
 #       integration, Python client, deploy checks) under ASan + UBSan +
 #       LeakSanitizer; the CLIs and servers the tests start are instrumented
 #       too.
-# tsan: builds the server's tests (ctest label `server`: tests/unit/server
-#       and tests/integration) with -DPLRANK_SANITIZE=thread into build/tsan
+# tsan: builds the server's tests (ctest label `server`: tests/unit/server,
+#       tests/unit/serving_lifecycle and tests/integration) with -DPLRANK_SANITIZE=thread into build/tsan
 #       and runs them under TSan; plrank-server, plrank-client and
 #       plrank-loadgen started by the tests are instrumented too.
-# tsan-unit: the in-process part of tsan only (tests/unit/server: version
-#       manager, concurrent requests and swaps, ranking, evaluation), a
+# tsan-unit: the in-process part of tsan only (tests/unit/server and
+#       tests/unit/serving_lifecycle: version manager, scan scheduler,
+#       concurrent requests and swaps, ranking, evaluation), a
 #       small build; scripts/test.sh (CI) runs it.
 #
 # Every sanitizer report of every process (tests and the programs they
@@ -96,7 +97,7 @@ run_tsan() {  # run_tsan [unit]
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPLRANK_SANITIZE=thread -DPLRANK_BUILD_BENCH=OFF >/dev/null || return 1
   # Only the server-labelled tests (and what they start) are built.
-  local targets=() sources=(tests/unit/server/*_test.cc) labels=(-L server)
+  local targets=() sources=(tests/unit/server/*_test.cc tests/unit/serving_lifecycle/*_test.cc) labels=(-L server)
   if [[ ${1:-} == unit ]]; then
     labels+=(-LE integration)
   else

@@ -10,8 +10,8 @@
 #include "core/metrics/ranking_metrics.h"
 #include "plrank/v1/ranker.pb.h"
 #include "server/document_scoring.h"
+#include "server/lifecycle/servable_version.h"
 #include "server/request_limits.h"
-#include "server/servable_version.h"
 
 namespace plrank::server {
 

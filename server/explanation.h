@@ -6,8 +6,8 @@
 #include "absl/status/status.h"
 #include "plrank/v1/ranker.pb.h"
 #include "server/document_scoring.h"
+#include "server/lifecycle/servable_version.h"
 #include "server/request_limits.h"
-#include "server/servable_version.h"
 
 namespace plrank::server {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "grpcpp/health_check_service_interface.h"
-#include "server/serving_snapshot.h"
+#include "server/lifecycle/serving_snapshot.h"
 
 namespace plrank::server {
 

@@ -13,6 +13,7 @@
 #include "server/evaluation_accumulator.h"
 #include "server/explanation.h"
 #include "server/ranking.h"
+#include "server/wire_status.h"
 
 namespace plrank::server {
 namespace {
@@ -81,17 +82,21 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
     const ServingSnapshot& snapshot, const v1::ModelSpec& spec,
     RequestRecord* record) {
   record->SetModel(spec.name(), snapshot.models.count(spec.name()) > 0);
-  auto version = snapshot.Resolve(spec);
+  absl::StatusOr<VersionSelector> selector = SelectorFromWire(spec);
+  if (!selector.ok()) return selector.status();
+  auto version = snapshot.Resolve(*selector);
   if (version.ok()) record->SetVersion(*version);
   return version;
 }
 
 }  // namespace
 
-RankerService::RankerService(VersionManager* manager, ServerMetrics* metrics,
-                             RequestLimits limits, AdminAccessPolicy admin,
-                             MemoryReleaser* releaser, ShadowScorer* shadow)
+RankerService::RankerService(VersionManager* manager, ScanScheduler* scanner,
+                             ServerMetrics* metrics, RequestLimits limits,
+                             AdminAccessPolicy admin, MemoryReleaser* releaser,
+                             ShadowScorer* shadow)
     : manager_(manager),
+      scanner_(scanner),
       metrics_(metrics),
       limits_(limits),
       admin_(std::move(admin)),
@@ -337,7 +342,7 @@ grpc::Status RankerService::GetModelStatus(
     return record.Finish(absl::NotFoundError(
         absl::StrCat("unknown model '", request->name(), "'")));
   }
-  *response->mutable_status() = it->second.status;
+  *response->mutable_status() = ToWire(it->second.status);
   if (shadow_ != nullptr && it->second.has_shadow) {
     *response->mutable_shadow() = shadow_->Status(it->second);
   }
@@ -354,7 +359,7 @@ grpc::Status RankerService::ListModels(grpc::ServerContext* context,
   }
   std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   for (const auto& [name, model] : snapshot->models) {
-    *response->add_models() = model.status;
+    *response->add_models() = ToWire(model.status);
   }
   return record.Finish(absl::OkStatus());
 }
@@ -367,7 +372,13 @@ grpc::Status RankerService::ReloadModels(
       !access.ok()) {
     return record.Finish(access);
   }
-  const ScanSummary summary = manager_->Scan();
+  // The scan (reading, parsing and warming up model files) runs on the
+  // scanning thread; this RPC thread only waits for its outcome.
+  absl::StatusOr<ScanSummary> scanned =
+      scanner_->ScanAndWait(absl::FromChrono(context->deadline()),
+                            [context] { return context->IsCancelled(); });
+  if (!scanned.ok()) return record.Finish(scanned.status());
+  const ScanSummary& summary = *scanned;
   if (!summary.status.ok()) {
     // The repository (or config) could not be read; nothing changed.
     return record.Finish(absl::UnavailableError(absl::StrCat(
@@ -381,7 +392,7 @@ grpc::Status RankerService::ReloadModels(
   // does not keep the temporary alive, and a concurrent scan could free it.
   const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   for (const auto& [name, model] : snapshot->models) {
-    *response->add_models() = model.status;
+    *response->add_models() = ToWire(model.status);
   }
   return record.Finish(absl::OkStatus());
 }

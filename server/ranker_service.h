@@ -4,11 +4,12 @@
 #include "grpcpp/grpcpp.h"
 #include "plrank/v1/ranker.grpc.pb.h"
 #include "server/admin_access.h"
+#include "server/lifecycle/scan_scheduler.h"
+#include "server/lifecycle/version_manager.h"
 #include "server/memory_releaser.h"
 #include "server/request_limits.h"
 #include "server/server_metrics.h"
 #include "server/shadow_scoring.h"
-#include "server/version_manager.h"
 
 namespace plrank::server {
 
@@ -26,8 +27,11 @@ namespace plrank::server {
 // shadow configured.
 class RankerService final : public v1::Ranker::Service {
  public:
-  RankerService(VersionManager* manager, ServerMetrics* metrics,
-                RequestLimits limits, AdminAccessPolicy admin = {},
+  // `scanner` runs the scans ReloadModels asks for (its thread, not the
+  // RPC's, loads the models).
+  RankerService(VersionManager* manager, ScanScheduler* scanner,
+                ServerMetrics* metrics, RequestLimits limits,
+                AdminAccessPolicy admin = {},
                 MemoryReleaser* releaser = nullptr,
                 ShadowScorer* shadow = nullptr);
 
@@ -67,6 +71,7 @@ class RankerService final : public v1::Ranker::Service {
                    const v1::RankResponse& response);
 
   VersionManager* const manager_;
+  ScanScheduler* const scanner_;
   ServerMetrics* const metrics_;
   const RequestLimits limits_;
   const AdminAccessPolicy admin_;

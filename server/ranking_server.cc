@@ -7,11 +7,9 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/program.h"
@@ -21,15 +19,16 @@
 #include "grpcpp/resource_quota.h"
 #include "prometheus/exposer.h"
 #include "server/health_reporter.h"
+#include "server/lifecycle/scan_scheduler.h"
+#include "server/lifecycle/server_config.h"
+#include "server/lifecycle/structured_log.h"
+#include "server/lifecycle/version_manager.h"
 #include "server/memory_releaser.h"
 #include "server/process_metrics.h"
 #include "server/ranker_service.h"
-#include "server/server_config.h"
 #include "server/server_metrics.h"
 #include "server/shadow_scoring.h"
-#include "server/structured_log.h"
 #include "server/tls_credentials.h"
-#include "server/version_manager.h"
 
 namespace plrank::server {
 namespace {
@@ -38,17 +37,6 @@ std::string HostPort(const std::string& host, int port) {
   const bool ipv6 = host.find(':') != std::string::npos;
   return ipv6 ? absl::StrCat("[", host, "]:", port)
               : absl::StrCat(host, ":", port);
-}
-
-// Scans at once, then every interval until `stop`.
-void PollLoop(VersionManager* manager, double interval_seconds,
-              absl::Notification* stop) {
-  manager->Scan();
-  if (interval_seconds <= 0) return;
-  while (!stop->WaitForNotificationWithTimeout(
-      absl::Seconds(interval_seconds))) {
-    manager->Scan();
-  }
 }
 
 }  // namespace
@@ -100,13 +88,14 @@ absl::Status RunServer(const ServerOptions& options) {
 
   VersionManager manager({options.model_base_path, options.model_config_file,
                           &metrics});
+  ScanScheduler scanner(&manager, absl::Seconds(options.poll_interval_seconds));
   MemoryReleaser releaser;
   // Declared after `metrics` and `manager`: destroyed before them, so the
   // versions its queued copies hold are released while metrics still exist.
   ShadowScorer shadow({options.shadow_queue_capacity, /*start_worker=*/true},
                       &metrics);
-  RankerService service(&manager, &metrics, options.limits, options.admin,
-                        &releaser, &shadow);
+  RankerService service(&manager, &scanner, &metrics, options.limits,
+                        options.admin, &releaser, &shadow);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -154,9 +143,7 @@ absl::Status RunServer(const ServerOptions& options) {
             {"config", options.model_config_file},
             {"version", std::string(PlrankVersion())}});
 
-  absl::Notification stop_polling;
-  std::thread poller(PollLoop, &manager, options.poll_interval_seconds,
-                     &stop_polling);
+  scanner.Start();
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
@@ -165,7 +152,7 @@ absl::Status RunServer(const ServerOptions& options) {
             {"lame_duck_seconds", absl::StrCat(options.lame_duck_seconds)},
             {"drain_seconds", absl::StrCat(options.drain_seconds)}});
   health.Shutdown();
-  stop_polling.Notify();
+  scanner.StopPolling();
   if (options.lame_duck_seconds > 0) {
     const timespec lame_duck = {
         static_cast<time_t>(options.lame_duck_seconds),
@@ -179,7 +166,7 @@ absl::Status RunServer(const ServerOptions& options) {
                    std::chrono::milliseconds(static_cast<int64_t>(
                        options.drain_seconds * 1000)));
   server->Wait();
-  poller.join();
+  scanner.Stop();
   const double drained = absl::ToDoubleSeconds(absl::Now() - drain_start);
   // Shutdown() cancels what is still running at the deadline.
   if (drained >= options.drain_seconds) {

@@ -7,7 +7,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
-#include "server/servable_version.h"
+#include "server/lifecycle/servable_version.h"
 
 namespace plrank::server {
 namespace {
@@ -171,8 +171,8 @@ void ServerMetrics::RecordExplain(const std::string& model, double seconds) {
   explain_duration_.Add({{"model", model}}, LatencyBuckets()).Observe(seconds);
 }
 
-void ServerMetrics::RecordModelLoad(const std::string& model, bool success,
-                                    double seconds) {
+void ServerMetrics::OnModelLoad(const std::string& model, bool success,
+                                double seconds) {
   loads_.Add({{"model", model}, {"result", success ? "success" : "failure"}})
       .Increment();
   if (success) {
@@ -180,24 +180,22 @@ void ServerMetrics::RecordModelLoad(const std::string& model, bool success,
   }
 }
 
-void ServerMetrics::SetVersionsLoaded(const std::string& model,
-                                      int64_t count) {
+void ServerMetrics::OnVersionsLoaded(const std::string& model, int64_t count) {
   versions_loaded_.Add({{"model", model}}).Set(static_cast<double>(count));
 }
 
-void ServerMetrics::AddVersion(const ServableVersion& version) {
+void ServerMetrics::OnVersionAvailable(const ServableVersion& version) {
   const std::string version_label = version.version_string();
   VersionGauges gauges;
-  gauges.info = &version_info_.Add(
-      {{"model", version.model()},
-       {"version", version_label},
-       {"objective", version.metadata().objective()},
-       {"checksum", version.metadata().checksum()}});
+  gauges.info = &version_info_.Add({{"model", version.model()},
+                                    {"version", version_label},
+                                    {"objective", version.metadata().objective},
+                                    {"checksum", version.metadata().checksum}});
   gauges.info->Set(1);
   gauges.created = &version_created_.Add(
       {{"model", version.model()}, {"version", version_label}});
   gauges.created->Set(
-      static_cast<double>(version.metadata().created_unix_seconds()));
+      static_cast<double>(version.metadata().created_unix_seconds));
   gauges.loaded = &version_loaded_.Add(
       {{"model", version.model()}, {"version", version_label}});
   gauges.loaded->Set(static_cast<double>(version.loaded_unix_seconds()));
@@ -206,7 +204,8 @@ void ServerMetrics::AddVersion(const ServableVersion& version) {
   ++live_versions_[{version.model(), version.version()}];
 }
 
-void ServerMetrics::RemoveVersion(const std::string& model, int64_t version) {
+void ServerMetrics::OnVersionUnloaded(const std::string& model,
+                                      int64_t version) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = version_gauges_.find({model, version});
   if (it == version_gauges_.end()) return;
@@ -245,8 +244,8 @@ void ServerMetrics::RecordShadowComparison(const std::string& model,
   shadow_top10_.Add(labels, OverlapBuckets()).Observe(top10_overlap);
 }
 
-void ServerMetrics::RecordPromotionRefused(const std::string& model,
-                                           const std::string& reason) {
+void ServerMetrics::OnPromotionRefused(const std::string& model,
+                                       const std::string& reason) {
   promotions_refused_.Add({{"model", model}, {"reason", reason}}).Increment();
 }
 
@@ -287,7 +286,8 @@ void RemoveVersionSeries(prometheus::Family<T>& family,
 
 }  // namespace
 
-void ServerMetrics::ReleaseVersion(const std::string& model, int64_t version) {
+void ServerMetrics::OnVersionReleased(const std::string& model,
+                                      int64_t version) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = live_versions_.find({model, version});

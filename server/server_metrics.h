@@ -4,21 +4,20 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 
+#include "absl/strings/string_view.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "server/lifecycle/lifecycle_observer.h"
 
 namespace plrank::server {
-
-class ServableVersion;
 
 // The server's Prometheus metrics (exposed by main on --metrics_port):
 //   plrank_requests_total{method,model,version,code}            counter
@@ -48,7 +47,7 @@ class ServableVersion;
 // the series labelled with a version are dropped once that version is
 // released (its last request ended), so reloads do not grow the exposition.
 // Thread-safe.
-class ServerMetrics {
+class ServerMetrics final : public LifecycleObserver {
  public:
   explicit ServerMetrics(absl::string_view build_version);
 
@@ -63,16 +62,22 @@ class ServerMetrics {
   // Time an OK Explain call spent validating, scoring and computing
   // contributions.
   void RecordExplain(const std::string& model, double seconds);
-  void RecordModelLoad(const std::string& model, bool success, double seconds);
-  void SetVersionsLoaded(const std::string& model, int64_t count);
-  // A loaded version: its info/created/loaded gauges, until RemoveVersion
-  // (unloaded). Each AddVersion is paired with one ReleaseVersion.
-  void AddVersion(const ServableVersion& version);
-  void RemoveVersion(const std::string& model, int64_t version);
+
+  // LifecycleObserver: the version manager's reports.
+  void OnModelLoad(const std::string& model, bool success,
+                   double seconds) override;
+  void OnVersionsLoaded(const std::string& model, int64_t count) override;
+  // A loaded version: its info/created/loaded gauges, until
+  // OnVersionUnloaded. Each is paired with one OnVersionReleased.
+  void OnVersionAvailable(const ServableVersion& version) override;
+  void OnVersionUnloaded(const std::string& model, int64_t version) override;
   // The version object was freed: when no other loaded copy of the same
   // model version exists, every series labelled with it (requests, scoring
   // time) is removed.
-  void ReleaseVersion(const std::string& model, int64_t version);
+  void OnVersionReleased(const std::string& model, int64_t version) override;
+  // `reason`: num_features, num_outputs or score_transform.
+  void OnPromotionRefused(const std::string& model,
+                          const std::string& reason) override;
   // One sampled shadow copy: `result` is "scored", "dropped" or "failed".
   void RecordShadowRequest(const std::string& model,
                            const std::string& version,
@@ -86,9 +91,6 @@ class ServerMetrics {
                               const std::string& shadow_version,
                               std::optional<double> kendall_tau,
                               bool top1_agree, double top10_overlap);
-  // `reason`: num_features, num_outputs or score_transform.
-  void RecordPromotionRefused(const std::string& model,
-                              const std::string& reason);
 
  private:
   struct VersionGauges {

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/data/random.h"
 #include "server/document_scoring.h"
+#include "server/lifecycle/structured_log.h"
 #include "server/ranking_comparison.h"
-#include "server/structured_log.h"
 
 namespace plrank::server {
 namespace {

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "plrank/v1/ranker.pb.h"
-#include "server/servable_version.h"
+#include "server/lifecycle/servable_version.h"
+#include "server/lifecycle/serving_snapshot.h"
 #include "server/server_metrics.h"
-#include "server/serving_snapshot.h"
 
 namespace plrank::server {
 

@@ -7,7 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/servable_version.h"
+#include "server/lifecycle/servable_version.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_models.h"
 

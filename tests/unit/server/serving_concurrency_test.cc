@@ -14,9 +14,11 @@
 #include "absl/status/status.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "server/lifecycle/scan_scheduler.h"
+#include "server/lifecycle/version_manager.h"
 #include "server/ranker_service.h"
 #include "server/ranking.h"
-#include "server/version_manager.h"
+#include "server/wire_status.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_models.h"
 
@@ -60,7 +62,8 @@ TEST(ServingConcurrencyTest, RequestsSucceedWhileVersionsSwap) {
       const v1::RankRequest request = TwoDocuments();
       auto keep_going = [] { return absl::OkStatus(); };
       while (!done.load() && errors[r].empty()) {
-        auto version = manager.snapshot()->Resolve(request.model_spec());
+        auto version = manager.snapshot()->Resolve(
+            *SelectorFromWire(request.model_spec()));
         if (!version.ok()) {
           errors[r] = version.status().ToString();
           break;
@@ -87,8 +90,11 @@ TEST(ServingConcurrencyTest, RequestsSucceedWhileVersionsSwap) {
   // ReloadModels racing the poll loop. It once listed the models of a
   // snapshot it did not hold (a range-for over a temporary shared_ptr's
   // member), which a concurrent scan could free mid-loop (found by TSan).
+  // Its scans run on the scheduler's thread, racing this thread's.
   // (An in-process call has no loopback peer: admin RPCs allowed from any.)
-  RankerService service(&manager, nullptr, RequestLimits{},
+  ScanScheduler scanner(&manager, absl::ZeroDuration());
+  scanner.Start();
+  RankerService service(&manager, &scanner, nullptr, RequestLimits{},
                         AdminAccessPolicy{.from_any = true});
   std::string reload_error;
   std::thread reloader([&] {
@@ -120,7 +126,8 @@ TEST(ServingConcurrencyTest, RequestsSucceedWhileVersionsSwap) {
   for (int r = 0; r < kReaders; ++r) EXPECT_EQ(errors[r], "") << "reader " << r;
   EXPECT_EQ(reload_error, "");
   EXPECT_GT(requests.load(), 0);
-  auto last = manager.snapshot()->Resolve(TwoDocuments().model_spec());
+  auto last = manager.snapshot()->Resolve(
+      *SelectorFromWire(TwoDocuments().model_spec()));
   ASSERT_TRUE(last.ok()) << last.status();
   EXPECT_EQ((*last)->version(), kLastVersion);  // good (only multiples of 5 are broken)
 }

@@ -1,5 +1,5 @@
-#ifndef PLRANK_SERVER_SERVABLE_VERSION_H_
-#define PLRANK_SERVER_SERVABLE_VERSION_H_
+#ifndef PLRANK_SERVER_LIFECYCLE_SERVABLE_VERSION_H_
+#define PLRANK_SERVER_LIFECYCLE_SERVABLE_VERSION_H_
 
 #include <cstdint>
 #include <functional>
@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "core/model/ensemble_explainer.h"
 #include "core/model/forest_scorer.h"
-#include "plrank/v1/ranker.pb.h"
+#include "server/lifecycle/model_status.h"
 
 namespace plrank::server {
 
@@ -25,7 +25,7 @@ class ServableVersion {
   // `explainer`: the model prepared for Explain, or why it cannot be
   // explained (FAILED_PRECONDITION, returned to Explain callers).
   ServableVersion(std::string model, int64_t version, std::string model_file,
-                  ForestScorer scorer, v1::ModelMetadata metadata,
+                  ForestScorer scorer, ModelMetadata metadata,
                   int64_t loaded_unix_seconds, ReleaseHook on_release = {},
                   absl::StatusOr<EnsembleExplainer> explainer =
                       absl::FailedPreconditionError(
@@ -42,7 +42,7 @@ class ServableVersion {
   const absl::StatusOr<EnsembleExplainer>& explainer() const {
     return explainer_;
   }
-  const v1::ModelMetadata& metadata() const { return metadata_; }
+  const ModelMetadata& metadata() const { return metadata_; }
   int64_t loaded_unix_seconds() const { return loaded_unix_seconds_; }
 
  private:
@@ -52,7 +52,7 @@ class ServableVersion {
   std::string model_file_;
   ForestScorer scorer_;
   absl::StatusOr<EnsembleExplainer> explainer_;
-  v1::ModelMetadata metadata_;
+  ModelMetadata metadata_;
   int64_t loaded_unix_seconds_;
   ReleaseHook on_release_;
 };
@@ -62,8 +62,8 @@ class ServableVersion {
 // OK, or FAILED_PRECONDITION whose message says what differs in words an
 // RPC client understands; `reason` (optional) gets a short label for
 // metrics: "num_features", "num_outputs" or "score_transform".
-absl::Status CheckCompatible(const v1::ModelMetadata& serving,
-                             const v1::ModelMetadata& candidate,
+absl::Status CheckCompatible(const ModelMetadata& serving,
+                             const ModelMetadata& candidate,
                              std::string* reason = nullptr);
 
 // Reads `model_file`, parses and validates it (format version, checksum,
@@ -91,4 +91,4 @@ LoadServableVersionFromBytes(const std::string& model, int64_t version,
 
 }  // namespace plrank::server
 
-#endif  // PLRANK_SERVER_SERVABLE_VERSION_H_
+#endif  // PLRANK_SERVER_LIFECYCLE_SERVABLE_VERSION_H_

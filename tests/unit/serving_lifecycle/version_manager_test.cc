@@ -1,16 +1,19 @@
-#include "server/version_manager.h"
+#include "server/lifecycle/version_manager.h"
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/model_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/model_repository.h"
-#include "server/server_metrics.h"
+#include "server/lifecycle/lifecycle_observer.h"
+#include "server/lifecycle/model_repository.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_models.h"
 
@@ -26,14 +29,78 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-v1::ModelSpec Spec(const std::string& name, int64_t version = 0,
-                   const std::string& label = "") {
-  v1::ModelSpec spec;
-  spec.set_name(name);
-  spec.set_version(version);
-  spec.set_version_label(label);
-  return spec;
+VersionSelector Spec(const std::string& name, int64_t version = 0,
+                     const std::string& label = "") {
+  return {.name = name, .version = version, .label = label};
 }
+
+// Counts what the manager reports, as the server's metrics would.
+class RecordingObserver final : public LifecycleObserver {
+ public:
+  void OnModelLoad(const std::string& model, bool success,
+                   double seconds) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++loads_[{model, success}];
+  }
+  void OnVersionsLoaded(const std::string& model, int64_t count) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    versions_loaded_[model] = count;
+  }
+  void OnVersionAvailable(const ServableVersion& version) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++available_;
+  }
+  void OnVersionUnloaded(const std::string& model, int64_t version) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++unloaded_;
+  }
+  void OnVersionReleased(const std::string& model, int64_t version) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++released_;
+  }
+  void OnPromotionRefused(const std::string& model,
+                          const std::string& reason) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++refusals_[{model, reason}];
+  }
+
+  int loads(const std::string& model, bool success) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = loads_.find({model, success});
+    return it == loads_.end() ? 0 : it->second;
+  }
+  int refusals(const std::string& model, const std::string& reason) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = refusals_.find({model, reason});
+    return it == refusals_.end() ? 0 : it->second;
+  }
+  int64_t versions_loaded(const std::string& model) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = versions_loaded_.find(model);
+    return it == versions_loaded_.end() ? -1 : it->second;
+  }
+  int available() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return available_;
+  }
+  int unloaded() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return unloaded_;
+  }
+  int released() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return released_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, bool>, int> loads_;
+  std::map<std::pair<std::string, std::string>, int> refusals_;
+  std::map<std::string, int64_t> versions_loaded_;
+  int available_ = 0;
+  int unloaded_ = 0;
+  int released_ = 0;
+};
 
 std::vector<int64_t> Available(const VersionManager& manager,
                                const std::string& model) {
@@ -47,13 +114,12 @@ std::vector<int64_t> Available(const VersionManager& manager,
   return out;
 }
 
-const v1::VersionStatus* FindVersion(const ServingSnapshot& snapshot,
-                                     const std::string& model,
-                                     int64_t version) {
+const VersionStatus* FindVersion(const ServingSnapshot& snapshot,
+                                 const std::string& model, int64_t version) {
   auto it = snapshot.models.find(model);
   if (it == snapshot.models.end()) return nullptr;
-  for (const auto& status : it->second.status.versions()) {
-    if (status.version() == version) return &status;
+  for (const auto& status : it->second.status.versions) {
+    if (status.version == version) return &status;
   }
   return nullptr;
 }
@@ -99,7 +165,8 @@ TEST(VersionManagerTest, MissingBasePathFailsTheScanWithoutChanges) {
 
 TEST(VersionManagerTest, DefaultPolicyServesLatestTwoAndIgnoresOtherDirs) {
   TempDir base;
-  for (int v : {1, 2, 3}) ASSERT_FALSE(WriteTestModel(base.path(), "web", v).empty());
+  for (int v : {1, 2, 3})
+    ASSERT_FALSE(WriteTestModel(base.path(), "web", v).empty());
   ASSERT_FALSE(WriteTestModel(base.path(), "news", 7).empty());
   std::filesystem::create_directories(base.path() + "/web/tmp");
   std::filesystem::create_directories(base.path() + "/web/04");
@@ -123,17 +190,17 @@ TEST(VersionManagerTest, DefaultPolicyServesLatestTwoAndIgnoresOtherDirs) {
   ASSERT_TRUE(pinned.ok());
   EXPECT_DOUBLE_EQ(ScoreOne(**pinned, 0.0f, 0.0f), TestModelScore(2, 0, 0));
 
-  const v1::ModelStatus& status = manager.snapshot()->models.at("web").status;
-  EXPECT_EQ(status.default_version(), 3);
-  const v1::VersionStatus* v3 = FindVersion(*manager.snapshot(), "web", 3);
+  const ModelStatus& status = manager.snapshot()->models.at("web").status;
+  EXPECT_EQ(status.default_version, 3);
+  const VersionStatus* v3 = FindVersion(*manager.snapshot(), "web", 3);
   ASSERT_NE(v3, nullptr);
-  EXPECT_EQ(v3->state(), v1::VERSION_STATE_AVAILABLE);
-  EXPECT_EQ(v3->metadata().num_features(), 4u);
-  EXPECT_EQ(v3->metadata().num_trees(), 1u);
-  EXPECT_EQ(v3->metadata().objective(), "plrank");
-  EXPECT_EQ(v3->metadata().checksum().size(), 16u);
-  EXPECT_GT(v3->metadata().file_bytes(), 0u);
-  EXPECT_DOUBLE_EQ(v3->metadata().training_metrics().at("valid ndcg@10"), 0.75);
+  EXPECT_EQ(v3->state, VersionState::kAvailable);
+  EXPECT_EQ(v3->metadata.num_features, 4u);
+  EXPECT_EQ(v3->metadata.num_trees, 1u);
+  EXPECT_EQ(v3->metadata.objective, "plrank");
+  EXPECT_EQ(v3->metadata.checksum.size(), 16u);
+  EXPECT_GT(v3->metadata.file_bytes, 0u);
+  EXPECT_DOUBLE_EQ(v3->metadata.training_metrics.at("valid ndcg@10"), 0.75);
   // Version 1 was never needed, so it was never loaded.
   EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 1), nullptr);
   EXPECT_EQ(manager.snapshot()->Resolve(Spec("web", 1)).status().code(),
@@ -157,8 +224,8 @@ TEST(VersionManagerTest, SwapKeepsRequestsInFlightOnTheirVersion) {
   EXPECT_EQ(summary.loaded, 2u);
   EXPECT_EQ(summary.unloaded, 1u);
   EXPECT_THAT(Available(manager, "web"), ElementsAre(2, 3));
-  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 1)->state(),
-            v1::VERSION_STATE_END);
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 1)->state,
+            VersionState::kEnd);
   // The retired version still scores for the request holding it...
   EXPECT_DOUBLE_EQ(ScoreOne(**held, 1.0f, 0.0f), TestModelScore(1, 1.0f, 0));
   // ...and is freed when that request lets go.
@@ -184,10 +251,10 @@ TEST(VersionManagerTest, BrokenNewVersionNeverReplacesTheGoodOne) {
   ScanSummary summary = manager.Scan();
   EXPECT_EQ(summary.failed, 1u);
   EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
-  const v1::VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
+  const VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
   ASSERT_NE(v2, nullptr);
-  EXPECT_EQ(v2->state(), v1::VERSION_STATE_FAILED);
-  EXPECT_THAT(v2->error(), HasSubstr(broken));
+  EXPECT_EQ(v2->state, VersionState::kFailed);
+  EXPECT_THAT(v2->error, HasSubstr(broken));
   EXPECT_EQ(manager.snapshot()->Resolve(Spec("web", 2)).status().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 1);
@@ -203,8 +270,8 @@ TEST(VersionManagerTest, BrokenNewVersionNeverReplacesTheGoodOne) {
   WriteRawModelFile(repo, "web", 3, bytes->substr(0, bytes->size() / 2));
   summary = manager.Scan();
   EXPECT_EQ(summary.failed, 1u);
-  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 3)->state(),
-            v1::VERSION_STATE_FAILED);
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 3)->state,
+            VersionState::kFailed);
   EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
 
   // Replacing the broken file with a good one is picked up.
@@ -278,8 +345,14 @@ TEST(VersionManagerTest, ConfigPoliciesAndLabels) {
       version_labels { key: "canary" value: 4 }
       version_labels { key: "ghost" value: 9 }
     }
-    models { name: "all" version_policy { all {} } }
-    models { name: "pick" version_policy { specific { versions: [ 1, 3 ] } } }
+    models {
+      name: "all"
+      version_policy { all {} }
+    }
+    models {
+      name: "pick"
+      version_policy { specific { versions: [ 1, 3 ] } }
+    }
     models { name: "moved" base_path: "../elsewhere/x" }
   )pb");
   VersionManager manager({repo, config, nullptr});
@@ -305,8 +378,7 @@ TEST(VersionManagerTest, ConfigPoliciesAndLabels) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(snapshot->Resolve(Spec("")).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(FindVersion(*snapshot, "web", 2)->labels(),
-              ElementsAre("stable"));
+  EXPECT_THAT(FindVersion(*snapshot, "web", 2)->labels, ElementsAre("stable"));
 
   // Moving the label re-reads the config at the next scan.
   WriteConfig(config, R"pb(
@@ -443,7 +515,7 @@ TEST(VersionManagerTest, ModelWithNoLoadableVersionIsUnavailable) {
   EXPECT_FALSE(snapshot->AnyModelAvailable());
   EXPECT_EQ(snapshot->Resolve(Spec("web")).status().code(),
             absl::StatusCode::kUnavailable);
-  EXPECT_EQ(snapshot->models.at("web").status.default_version(), 0);
+  EXPECT_EQ(snapshot->models.at("web").status.default_version, 0);
 }
 
 TEST(VersionManagerTest, ListenerSeesEveryPublishedSnapshot) {
@@ -461,7 +533,6 @@ TEST(VersionManagerTest, ListenerSeesEveryPublishedSnapshot) {
   EXPECT_TRUE(last_available);
 }
 
-
 std::string WriteModelWithFeatures(const std::string& base, int64_t version,
                                    int32_t num_features) {
   const std::string path = WriteTestModel(base, "web", version);
@@ -470,30 +541,6 @@ std::string WriteModelWithFeatures(const std::string& base, int64_t version,
     return "";
   }
   return path;
-}
-
-// Value of a counter/gauge series in `metrics`' registry; -1 if absent.
-double SeriesValue(const ServerMetrics& metrics, const std::string& name,
-                   const std::map<std::string, std::string>& labels) {
-  for (const auto& family : metrics.registry()->Collect()) {
-    if (family.name != name) continue;
-    for (const auto& metric : family.metric) {
-      std::map<std::string, std::string> found;
-      for (const auto& label : metric.label) found[label.name] = label.value;
-      if (found == labels) {
-        return family.type == prometheus::MetricType::Counter
-                   ? metric.counter.value
-                   : metric.gauge.value;
-      }
-    }
-  }
-  return -1;
-}
-
-double LoadFailures(const ServerMetrics& metrics) {
-  const double value = SeriesValue(metrics, "plrank_model_loads_total",
-                                   {{"model", "web"}, {"result", "failure"}});
-  return value < 0 ? 0 : value;
 }
 
 // Issue 10 item 3: a newer version with another feature count loads but
@@ -507,8 +554,8 @@ TEST(VersionManagerTest, IncompatibleVersionLoadsButIsNotPromoted) {
       "models { name: 'web' version_policy { latest { num_versions: 1 } } ";
   WriteConfig(config, policy + "}");
   WriteModelWithFeatures(repo, 1, 4);
-  ServerMetrics metrics("test");
-  VersionManager manager({repo, config, &metrics});
+  RecordingObserver observer;
+  VersionManager manager({repo, config, &observer});
   manager.Scan();
   WriteModelWithFeatures(repo, 2, 5);
   ScanSummary summary = manager.Scan();
@@ -517,21 +564,18 @@ TEST(VersionManagerTest, IncompatibleVersionLoadsButIsNotPromoted) {
   EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 2));
   EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 1);
   EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web", 2)))->version(), 2);
-  EXPECT_EQ(manager.snapshot()->models.at("web").status.default_version(), 1);
-  const v1::VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
+  EXPECT_EQ(manager.snapshot()->models.at("web").status.default_version, 1);
+  const VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
   ASSERT_NE(v2, nullptr);
-  EXPECT_EQ(v2->state(), v1::VERSION_STATE_AVAILABLE);
-  EXPECT_THAT(v2->promotion_refused(),
+  EXPECT_EQ(v2->state, VersionState::kAvailable);
+  EXPECT_THAT(v2->promotion_refused,
               HasSubstr("incompatible with version 1 serving now (it takes 5 "
                         "features per document, the serving version 4)"));
-  EXPECT_THAT(v2->promotion_refused(), Not(HasSubstr("--num_features")));
-  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 1)->promotion_refused(),
-            "");
+  EXPECT_THAT(v2->promotion_refused, Not(HasSubstr("--num_features")));
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 1)->promotion_refused, "");
   // Counted once per refused version, not per scan.
   manager.Scan();
-  EXPECT_EQ(SeriesValue(metrics, "plrank_model_promotions_refused_total",
-                        {{"model", "web"}, {"reason", "num_features"}}),
-            1);
+  EXPECT_EQ(observer.refusals("web", "num_features"), 1);
 
   // A compatible newer version is promoted over the refused one; the one
   // that served is then released by the policy.
@@ -547,8 +591,7 @@ TEST(VersionManagerTest, IncompatibleVersionLoadsButIsNotPromoted) {
   WriteConfig(config, policy + "version_labels { key: 'next' value: 4 } }");
   manager.Scan();
   EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 4);
-  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 4)->promotion_refused(),
-            "");
+  EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 4)->promotion_refused, "");
 
   // Or the model config allows incompatible promotions.
   WriteModelWithFeatures(repo, 5, 7);
@@ -559,9 +602,7 @@ TEST(VersionManagerTest, IncompatibleVersionLoadsButIsNotPromoted) {
   manager.Scan();
   EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 5);
   EXPECT_THAT(Available(manager, "web"), ElementsAre(5));
-  EXPECT_EQ(SeriesValue(metrics, "plrank_model_promotions_refused_total",
-                        {{"model", "web"}, {"reason", "num_features"}}),
-            3);
+  EXPECT_EQ(observer.refusals("web", "num_features"), 3);
 }
 
 // At startup nothing serves, so the newest version becomes the default.
@@ -585,22 +626,22 @@ TEST(VersionManagerTest, NewestVersionServesWhenNothingServedBefore) {
 TEST(VersionManagerTest, SlowCopyCountsNoFailureAndLeavesNoStaleError) {
   TempDir base;
   WriteTestModel(base.path(), "web", 1);
-  ServerMetrics metrics("test");
-  VersionManager manager({base.path(), "", &metrics});
+  RecordingObserver observer;
+  VersionManager manager({base.path(), "", &observer});
   manager.Scan();
   auto bytes = SerializeModel(plrank::testing::TestEnsemble(2));
   ASSERT_TRUE(bytes.ok());
   for (size_t part : {bytes->size() / 3, 2 * bytes->size() / 3}) {
     WriteRawModelFile(base.path(), "web", 2, bytes->substr(0, part));
     EXPECT_EQ(manager.Scan().failed, 1u);
-    const v1::VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
+    const VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
     ASSERT_NE(v2, nullptr);
-    EXPECT_EQ(v2->state(), v1::VERSION_STATE_FAILED);
+    EXPECT_EQ(v2->state, VersionState::kFailed);
   }
   // The copy completes: loaded, and no failure was ever counted.
   WriteRawModelFile(base.path(), "web", 2, *bytes);
   EXPECT_EQ(manager.Scan().loaded, 1u);
-  EXPECT_EQ(LoadFailures(metrics), 0);
+  EXPECT_EQ(observer.loads("web", false), 0);
   EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 2));
 
   // Version 3 is being copied while 4 and 5 are published atomically.
@@ -617,7 +658,7 @@ TEST(VersionManagerTest, SlowCopyCountsNoFailureAndLeavesNoStaleError) {
                     *SerializeModel(plrank::testing::TestEnsemble(3)));
   manager.Scan();
   EXPECT_EQ(FindVersion(*manager.snapshot(), "web", 3), nullptr);
-  EXPECT_EQ(LoadFailures(metrics), 0);
+  EXPECT_EQ(observer.loads("web", false), 0);
   // Should the window reach it again, it loads.
   std::filesystem::remove_all(base.path() + "/web/5");
   manager.Scan();
@@ -630,65 +671,30 @@ TEST(VersionManagerTest, SlowCopyCountsNoFailureAndLeavesNoStaleError) {
 TEST(VersionManagerTest, LoadFailureCountsOncePerFileContent) {
   TempDir base;
   WriteTestModel(base.path(), "web", 1);
-  ServerMetrics metrics("test");
-  VersionManager manager({base.path(), "", &metrics});
+  RecordingObserver observer;
+  VersionManager manager({base.path(), "", &observer});
   manager.Scan();
   const std::string path =
       WriteRawModelFile(base.path(), "web", 2, "not a model");
   EXPECT_EQ(manager.Scan().failed, 1u);
-  EXPECT_EQ(LoadFailures(metrics), 0);  // maybe a copy in progress
+  EXPECT_EQ(observer.loads("web", false), 0);  // maybe a copy in progress
   EXPECT_EQ(manager.Scan().failed, 0u);
-  EXPECT_EQ(LoadFailures(metrics), 1);  // unchanged: a real failure
+  EXPECT_EQ(observer.loads("web", false), 1);  // unchanged: a real failure
   manager.Scan();
-  EXPECT_EQ(LoadFailures(metrics), 1);
+  EXPECT_EQ(observer.loads("web", false), 1);
   // Same content, new inode and mtime: not retried, not counted again.
   std::filesystem::remove(path);
   WriteRawModelFile(base.path(), "web", 2, "not a model");
   EXPECT_EQ(manager.Scan().failed, 0u);
-  EXPECT_EQ(LoadFailures(metrics), 1);
+  EXPECT_EQ(observer.loads("web", false), 1);
   // A complete but invalid model counts at once.
   WriteRawModelFile(base.path(), "web", 2,
                     plrank::testing::ModelBytesDeclaringFeatures(
                         plrank::testing::TestEnsemble(2), 50000000));
   EXPECT_EQ(manager.Scan().failed, 1u);
-  EXPECT_EQ(LoadFailures(metrics), 2);
-  EXPECT_THAT(FindVersion(*manager.snapshot(), "web", 2)->error(),
+  EXPECT_EQ(observer.loads("web", false), 2);
+  EXPECT_THAT(FindVersion(*manager.snapshot(), "web", 2)->error,
               HasSubstr("above the limit"));
-}
-
-// Issue 10 item 8: after many reloads status lists the serving versions and
-// only the last few retired ones; series labelled with a released version
-// are dropped from the metrics.
-TEST(VersionManagerTest, StatusAndVersionMetricsStayBoundedOverReloads) {
-  TempDir base;
-  ServerMetrics metrics("test");
-  VersionManager manager({base.path(), "", &metrics});
-  for (int v = 1; v <= 30; ++v) {
-    WriteTestModel(base.path(), "web", v);
-    manager.Scan();
-    auto version = manager.snapshot()->Resolve(Spec("web"));
-    ASSERT_TRUE(version.ok());
-    metrics.RecordRequest("Rank", "web", (*version)->version_string(), "OK",
-                          0.001, 3);
-    metrics.RecordScoring("web", (*version)->version_string(), 0.001);
-  }
-  const v1::ModelStatus& status = manager.snapshot()->models.at("web").status;
-  EXPECT_EQ(status.versions_size(), 2 + static_cast<int>(kRetiredVersionsInStatus));
-  EXPECT_EQ(status.versions(0).version(), 30 - 2 - kRetiredVersionsInStatus + 1);
-  const std::map<std::string, std::string> old_request = {
-      {"method", "Rank"}, {"model", "web"}, {"version", "5"}, {"code", "OK"}};
-  const std::map<std::string, std::string> live_request = {
-      {"method", "Rank"}, {"model", "web"}, {"version", "30"}, {"code", "OK"}};
-  EXPECT_EQ(SeriesValue(metrics, "plrank_requests_total", old_request), -1);
-  EXPECT_EQ(SeriesValue(metrics, "plrank_requests_total", live_request), 1);
-  int series = 0;
-  for (const auto& family : metrics.registry()->Collect()) {
-    if (family.name == "plrank_requests_total" ||
-        family.name == "plrank_scoring_duration_seconds") {
-      series += static_cast<int>(family.metric.size());
-    }
-  }
-  EXPECT_EQ(series, 4);  // versions 29 and 30, one of each
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "server/server_config.h"
+#include "server/lifecycle/server_config.h"
 
 #include <fstream>
 #include <set>

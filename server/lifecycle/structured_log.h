@@ -1,10 +1,11 @@
-#ifndef PLRANK_SERVER_STRUCTURED_LOG_H_
-#define PLRANK_SERVER_STRUCTURED_LOG_H_
+#ifndef PLRANK_SERVER_LIFECYCLE_STRUCTURED_LOG_H_
+#define PLRANK_SERVER_LIFECYCLE_STRUCTURED_LOG_H_
 
 #include <initializer_list>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
+
+#include "absl/strings/string_view.h"
 
 namespace plrank::server {
 
@@ -21,4 +22,4 @@ void LogEvent(absl::string_view level, absl::string_view event,
 
 }  // namespace plrank::server
 
-#endif  // PLRANK_SERVER_STRUCTURED_LOG_H_
+#endif  // PLRANK_SERVER_LIFECYCLE_STRUCTURED_LOG_H_

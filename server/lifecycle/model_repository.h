@@ -1,5 +1,5 @@
-#ifndef PLRANK_SERVER_MODEL_REPOSITORY_H_
-#define PLRANK_SERVER_MODEL_REPOSITORY_H_
+#ifndef PLRANK_SERVER_LIFECYCLE_MODEL_REPOSITORY_H_
+#define PLRANK_SERVER_LIFECYCLE_MODEL_REPOSITORY_H_
 
 #include <cstdint>
 #include <map>
@@ -62,4 +62,4 @@ absl::StatusOr<std::vector<ModelOnDisk>> ScanRepository(
 
 }  // namespace plrank::server
 
-#endif  // PLRANK_SERVER_MODEL_REPOSITORY_H_
+#endif  // PLRANK_SERVER_LIFECYCLE_MODEL_REPOSITORY_H_

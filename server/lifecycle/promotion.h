@@ -1,12 +1,12 @@
-#ifndef PLRANK_SERVER_PROMOTION_H_
-#define PLRANK_SERVER_PROMOTION_H_
+#ifndef PLRANK_SERVER_LIFECYCLE_PROMOTION_H_
+#define PLRANK_SERVER_LIFECYCLE_PROMOTION_H_
 
 #include <cstdint>
 #include <map>
 #include <set>
 #include <string>
 
-#include "plrank/v1/ranker.pb.h"
+#include "server/lifecycle/model_status.h"
 
 namespace plrank::server {
 
@@ -34,10 +34,10 @@ struct PromotionDecision {
 // So a version trained on other features loads (and can be pinned) but never
 // silently takes the traffic of clients built for the serving one.
 PromotionDecision ChooseDefaultVersion(
-    const std::map<int64_t, const v1::ModelMetadata*>& available,
+    const std::map<int64_t, const ModelMetadata*>& available,
     const std::set<int64_t>& labelled, int64_t current,
     bool allow_incompatible);
 
 }  // namespace plrank::server
 
-#endif  // PLRANK_SERVER_PROMOTION_H_
+#endif  // PLRANK_SERVER_LIFECYCLE_PROMOTION_H_

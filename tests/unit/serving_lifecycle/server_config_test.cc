@@ -1,4 +1,4 @@
-#include "server/server_config.h"
+#include "server/lifecycle/server_config.h"
 
 #include <fstream>
 #include <string>
@@ -26,7 +26,10 @@ TEST(ServerConfigTest, ParsesPoliciesAndLabels) {
       version_policy { latest { num_versions: 3 } }
       version_labels { key: "stable" value: 2 }
     }
-    models { name: "news" version_policy { specific { versions: [ 1, 5 ] } } }
+    models {
+      name: "news"
+      version_policy { specific { versions: [ 1, 5 ] } }
+    }
   )pb");
   ASSERT_TRUE(config.ok()) << config.status();
   ASSERT_EQ(config->models_size(), 2);
@@ -40,10 +43,9 @@ TEST(ServerConfigTest, RejectsBadConfigsNamingTheProblem) {
               HasSubstr("line"));
   EXPECT_THAT(LoadText("models { name: 'a b' }").status().message(),
               HasSubstr("invalid model name"));
-  EXPECT_THAT(LoadText("models { name: 'a' } models { name: 'a' }")
-                  .status()
-                  .message(),
-              HasSubstr("twice"));
+  EXPECT_THAT(
+      LoadText("models { name: 'a' } models { name: 'a' }").status().message(),
+      HasSubstr("twice"));
   EXPECT_THAT(
       LoadText("models { name: 'a' version_policy { specific { versions: 0 } "
                "} }")

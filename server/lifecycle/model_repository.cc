@@ -1,4 +1,4 @@
-#include "server/model_repository.h"
+#include "server/lifecycle/model_repository.h"
 
 #include <sys/stat.h>
 
@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "server/server_config.h"
+#include "server/lifecycle/server_config.h"
 
 namespace plrank::server {
 namespace {
@@ -26,8 +26,8 @@ void ScanVersions(ModelOnDisk* model) {
   std::error_code error;
   fs::directory_iterator it(model->directory, error);
   if (error) {
-    model->error = absl::StrCat("cannot list ", model->directory, ": ",
-                                error.message());
+    model->error =
+        absl::StrCat("cannot list ", model->directory, ": ", error.message());
     return;
   }
   for (; it != fs::directory_iterator(); it.increment(error)) {

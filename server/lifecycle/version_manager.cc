@@ -1,4 +1,4 @@
-#include "server/version_manager.h"
+#include "server/lifecycle/version_manager.h"
 
 #include <algorithm>
 #include <string>
@@ -9,47 +9,12 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "core/model/checksum.h"
-#include "server/server_config.h"
-#include "server/servable_version.h"
-#include "server/structured_log.h"
+#include "server/lifecycle/servable_version.h"
+#include "server/lifecycle/server_config.h"
+#include "server/lifecycle/structured_log.h"
+#include "server/lifecycle/version_policy.h"
 
 namespace plrank::server {
-namespace {
-
-std::string PolicyName(const v1::VersionPolicy& policy) {
-  if (policy.has_all()) return "all";
-  if (policy.has_specific()) {
-    std::string out = "specific:";
-    for (int64_t v : policy.specific().versions()) {
-      absl::StrAppend(&out, out.back() == ':' ? "" : ",", v);
-    }
-    return out;
-  }
-  const uint32_t n = policy.has_latest() && policy.latest().num_versions() > 0
-                         ? policy.latest().num_versions()
-                         : 1;
-  return absl::StrCat("latest:", n);
-}
-
-// The labels that keep their version loaded and may promote it: all but the
-// shadow label, whose version is measured, not served by default.
-std::map<std::string, int64_t> PromotingLabels(
-    const std::map<std::string, int64_t>& labels,
-    const std::string& shadow_label) {
-  std::map<std::string, int64_t> out = labels;
-  out.erase(shadow_label);
-  return out;
-}
-
-// The version the model's shadow names on disk (0 = none).
-int64_t ShadowTarget(const ModelOnDisk& disk) {
-  if (disk.shadow_version > 0) return disk.shadow_version;
-  auto it = disk.labels.find(disk.shadow_label);
-  return it == disk.labels.end() ? 0 : it->second;
-}
-
-}  // namespace
-
 VersionManager::VersionManager(VersionManagerOptions options)
     : options_(std::move(options)),
       snapshot_(std::make_shared<const ServingSnapshot>()) {}
@@ -118,8 +83,8 @@ ScanSummary VersionManager::Scan() {
       Unload(it->second, version, "model_removed", &summary);
     }
     LogEvent("info", "model_removed", {{"model", it->first}});
-    if (options_.metrics != nullptr) {
-      options_.metrics->SetVersionsLoaded(it->first, 0);
+    if (options_.observer != nullptr) {
+      options_.observer->OnVersionsLoaded(it->first, 0);
     }
     it = records_.erase(it);
   }
@@ -164,43 +129,32 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
   // A failure of an incomplete file counts once the file has stayed as it
   // was for a whole scan: a copy still in progress would have changed it.
   for (auto& [version, record] : model.versions) {
-    if (record.state != v1::VERSION_STATE_FAILED || record.failure_counted) {
+    if (record.state != VersionState::kFailed || record.failure_counted) {
       continue;
     }
     for (const VersionOnDisk& v : disk.versions) {
       if (v.version == version && v.signature == record.signature) {
         record.failure_counted = true;
-        if (options_.metrics != nullptr) {
-          options_.metrics->RecordModelLoad(disk.name, false, 0.0);
+        if (options_.observer != nullptr) {
+          options_.observer->OnModelLoad(disk.name, false, 0.0);
         }
       }
     }
   }
 
   // Versions that should serve: the policy's, then every labelled one.
+  std::map<int64_t, const VersionOnDisk*> by_version;
+  std::vector<int64_t> on_disk;
+  for (const VersionOnDisk& v : disk.versions) {
+    by_version[v.version] = &v;
+    on_disk.push_back(v.version);
+  }
   std::set<int64_t> wanted;
-  const v1::VersionPolicy& policy = disk.policy;
-  if (policy.has_all()) {
-    for (const VersionOnDisk& v : disk.versions) {
-      if (EnsureLoaded(model, v, summary)) wanted.insert(v.version);
-    }
-  } else if (policy.has_specific()) {
-    for (const VersionOnDisk& v : disk.versions) {
-      const auto& list = policy.specific().versions();
-      if (std::find(list.begin(), list.end(), v.version) == list.end()) {
-        continue;
-      }
-      if (EnsureLoaded(model, v, summary)) wanted.insert(v.version);
-    }
-  } else {
-    const uint32_t n = policy.has_latest() && policy.latest().num_versions() > 0
-                           ? policy.latest().num_versions()
-                           : 1;
-    // Newest first; failed versions do not count, so the last good ones
-    // keep serving when a new version is broken.
-    for (auto v = disk.versions.rbegin();
-         v != disk.versions.rend() && wanted.size() < n; ++v) {
-      if (EnsureLoaded(model, *v, summary)) wanted.insert(v->version);
+  const VersionPlan plan = PlanVersions(disk.policy, on_disk);
+  for (int64_t version : plan.candidates) {
+    if (wanted.size() >= plan.max_versions) break;
+    if (EnsureLoaded(model, *by_version.at(version), summary)) {
+      wanted.insert(version);
     }
   }
   const std::map<std::string, int64_t> labels =
@@ -223,7 +177,8 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
   // so that shadowing a newer version does not promote it. Marked before
   // loading: the load publishes snapshots.
   model.shadow_only.clear();
-  const int64_t shadow = ShadowTarget(disk);
+  const int64_t shadow =
+      ShadowTarget(disk.shadow_version, disk.shadow_label, disk.labels);
   if (shadow > 0 && wanted.count(shadow) == 0) {
     for (const VersionOnDisk& v : disk.versions) {
       if (v.version != shadow) continue;
@@ -232,7 +187,7 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
     }
   }
   for (auto& [version, record] : model.versions) {
-    if (record.state == v1::VERSION_STATE_AVAILABLE &&
+    if (record.state == VersionState::kAvailable &&
         wanted.count(version) == 0) {
       Unload(model, version, "policy", summary);
     }
@@ -251,13 +206,13 @@ void VersionManager::SettleRecords(ModelRecord& model) {
     // fill its window) whose file changed, e.g. a slow copy that has since
     // completed: its error is stale and it is not needed, so forget it.
     // Should the policy reach it later, it is loaded afresh.
-    if (record.state == v1::VERSION_STATE_FAILED &&
+    if (record.state == VersionState::kFailed &&
         record.seen_in_scan != scan_number_ && disk != on_disk.end() &&
         !(disk->second->signature == record.signature)) {
       it = model.versions.erase(it);
       continue;
     }
-    if (record.state == v1::VERSION_STATE_END) {
+    if (record.state == VersionState::kEnd) {
       retired.emplace_back(record.retired_at, it->first);
     }
     ++it;
@@ -272,7 +227,7 @@ void VersionManager::SettleRecords(ModelRecord& model) {
 PromotionDecision VersionManager::DecideDefault(
     const ModelRecord& model, const std::map<std::string, int64_t>& labels,
     const std::set<int64_t>* among) const {
-  std::map<int64_t, const v1::ModelMetadata*> available;
+  std::map<int64_t, const ModelMetadata*> available;
   for (const auto& [version, record] : model.versions) {
     if (record.servable == nullptr) continue;
     if (among != nullptr && among->count(version) == 0) continue;
@@ -285,10 +240,10 @@ PromotionDecision VersionManager::DecideDefault(
 }
 
 ServableVersion::ReleaseHook VersionManager::MakeReleaseHook() const {
-  ServerMetrics* metrics = options_.metrics;
-  if (metrics == nullptr) return {};
-  return [metrics](const ServableVersion& version) {
-    metrics->ReleaseVersion(version.model(), version.version());
+  LifecycleObserver* observer = options_.observer;
+  if (observer == nullptr) return {};
+  return [observer](const ServableVersion& version) {
+    observer->OnVersionReleased(version.model(), version.version());
   };
 }
 
@@ -298,7 +253,7 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
   VersionRecord& record = model.versions[version.version];
   record.seen_in_scan = scan_number_;
   const std::string version_label = absl::StrCat(version.version);
-  if (record.state == v1::VERSION_STATE_AVAILABLE) {
+  if (record.state == VersionState::kAvailable) {
     if (!(record.signature == version.signature) && !record.change_logged) {
       record.change_logged = true;
       LogEvent("warning", "version_file_changed_ignored",
@@ -309,25 +264,25 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
     }
     return true;
   }
-  if (record.state == v1::VERSION_STATE_FAILED &&
+  if (record.state == VersionState::kFailed &&
       record.signature == version.signature) {
     return false;  // same broken file as before: do not retry
   }
   const absl::Time start = absl::Now();
   absl::StatusOr<std::string> bytes = ReadModelFileBytes(version.model_file);
   const uint64_t fingerprint = bytes.ok() ? Fnv1a64(*bytes) : 0;
-  if (record.state == v1::VERSION_STATE_FAILED && bytes.ok() &&
+  if (record.state == VersionState::kFailed && bytes.ok() &&
       fingerprint == record.fingerprint) {
     // Touched or copied again with the same content: still the same
     // failure, which has now outlived a change of its file's metadata.
     record.signature = version.signature;
-    if (!record.failure_counted && options_.metrics != nullptr) {
-      options_.metrics->RecordModelLoad(model.disk.name, false, 0.0);
+    if (!record.failure_counted && options_.observer != nullptr) {
+      options_.observer->OnModelLoad(model.disk.name, false, 0.0);
     }
     record.failure_counted = true;
     return false;
   }
-  record.state = v1::VERSION_STATE_LOADING;
+  record.state = VersionState::kLoading;
   record.error.clear();
   record.signature = version.signature;
   record.fingerprint = fingerprint;
@@ -335,22 +290,21 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
   Publish(/*end_of_scan=*/false);  // status shows LOADING during a load
 
   absl::StatusOr<std::shared_ptr<const ServableVersion>> loaded =
-      bytes.ok() ? LoadServableVersionFromBytes(model.disk.name,
-                                                version.version,
-                                                version.model_file, *bytes,
-                                                MakeReleaseHook())
+      bytes.ok() ? LoadServableVersionFromBytes(
+                       model.disk.name, version.version, version.model_file,
+                       *bytes, MakeReleaseHook())
                  : bytes.status();
   bytes = std::string();  // the servable keeps no copy of the file
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   if (!loaded.ok()) {
-    record.state = v1::VERSION_STATE_FAILED;
+    record.state = VersionState::kFailed;
     record.error = std::string(loaded.status().message());
     // An incomplete file (DATA_LOSS) may be a copy in progress: it counts
     // only if the next scan finds it unchanged (see SyncModel).
     record.failure_counted =
         loaded.status().code() != absl::StatusCode::kDataLoss;
-    if (record.failure_counted && options_.metrics != nullptr) {
-      options_.metrics->RecordModelLoad(model.disk.name, false, seconds);
+    if (record.failure_counted && options_.observer != nullptr) {
+      options_.observer->OnModelLoad(model.disk.name, false, seconds);
     }
     ++summary->failed;
     LogEvent("error", "version_load_failed",
@@ -360,25 +314,25 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
               {"error", record.error}});
     return false;
   }
-  if (options_.metrics != nullptr) {
-    options_.metrics->RecordModelLoad(model.disk.name, true, seconds);
+  if (options_.observer != nullptr) {
+    options_.observer->OnModelLoad(model.disk.name, true, seconds);
   }
-  record.state = v1::VERSION_STATE_AVAILABLE;
+  record.state = VersionState::kAvailable;
   record.servable = *std::move(loaded);
   record.refusal_logged = false;
   ++summary->loaded;
-  const v1::ModelMetadata& metadata = record.servable->metadata();
+  const ModelMetadata& metadata = record.servable->metadata();
   LogEvent("info", "version_loaded",
            {{"model", model.disk.name},
             {"version", version_label},
             {"file", version.model_file},
-            {"trees", absl::StrCat(metadata.num_trees())},
-            {"features", absl::StrCat(metadata.num_features())},
-            {"objective", metadata.objective()},
-            {"checksum", metadata.checksum()},
+            {"trees", absl::StrCat(metadata.num_trees)},
+            {"features", absl::StrCat(metadata.num_features)},
+            {"objective", metadata.objective},
+            {"checksum", metadata.checksum},
             {"load_seconds", absl::StrCat(seconds)}});
-  if (options_.metrics != nullptr) {
-    options_.metrics->AddVersion(*record.servable);
+  if (options_.observer != nullptr) {
+    options_.observer->OnVersionAvailable(*record.servable);
   }
   return true;
 }
@@ -387,10 +341,10 @@ void VersionManager::Unload(ModelRecord& model, int64_t version,
                             const char* reason, ScanSummary* summary) {
   auto it = model.versions.find(version);
   if (it == model.versions.end() ||
-      it->second.state != v1::VERSION_STATE_AVAILABLE) {
+      it->second.state != VersionState::kAvailable) {
     return;
   }
-  it->second.state = v1::VERSION_STATE_END;
+  it->second.state = VersionState::kEnd;
   it->second.retired_at = ++retirements_;
   // Requests in flight still hold their own reference; the servable is freed
   // (event=version_released) when the last of them ends.
@@ -400,8 +354,8 @@ void VersionManager::Unload(ModelRecord& model, int64_t version,
            {{"model", model.disk.name},
             {"version", absl::StrCat(version)},
             {"reason", reason}});
-  if (options_.metrics != nullptr) {
-    options_.metrics->RemoveVersion(model.disk.name, version);
+  if (options_.observer != nullptr) {
+    options_.observer->OnVersionUnloaded(model.disk.name, version);
   }
 }
 
@@ -419,11 +373,9 @@ void VersionManager::ResolveShadows(ServingSnapshot& snapshot,
     model.shadow_label = disk.shadow_label;
     model.shadow_fraction = disk.shadow_fraction;
     // The same resolution (and messages) as a request naming the shadow.
-    v1::ModelSpec spec;
-    spec.set_name(name);
-    spec.set_version(disk.shadow_version);
-    spec.set_version_label(disk.shadow_label);
-    auto shadow = snapshot.Resolve(spec);
+    auto shadow = snapshot.Resolve({.name = name,
+                                    .version = disk.shadow_version,
+                                    .label = disk.shadow_label});
     if (shadow.ok()) {
       model.shadow = *std::move(shadow);
       if (log_changes && !record.logged_shadow_error.empty()) {
@@ -454,19 +406,20 @@ void VersionManager::Publish(bool end_of_scan) {
     ModelSnapshot& model = snapshot->models[name];
     model.name = name;
     model.labels = record.published_labels;
-    model.status.set_name(name);
+    model.status.name = name;
     for (const auto& [version, state] : record.versions) {
-      v1::VersionStatus* status = model.status.add_versions();
-      status->set_version(version);
-      status->set_state(state.state);
-      status->set_error(state.error);
+      VersionStatus& status = model.status.versions.emplace_back();
+      status.version = version;
+      status.state = state.state;
+      status.error = state.error;
       for (const auto& [label, target] : model.labels) {
-        if (target == version) status->add_labels(label);
+        if (target == version) status.labels.push_back(label);
       }
       if (state.servable != nullptr) {
         model.available[version] = state.servable;
-        *status->mutable_metadata() = state.servable->metadata();
-        status->set_loaded_unix_seconds(state.servable->loaded_unix_seconds());
+        status.has_metadata = true;
+        status.metadata = state.servable->metadata();
+        status.loaded_unix_seconds = state.servable->loaded_unix_seconds();
       }
     }
     model.shadow_only = record.shadow_only;
@@ -474,33 +427,32 @@ void VersionManager::Publish(bool end_of_scan) {
     for (const auto& [version, servable] : model.available) {
       if (record.shadow_only.count(version) == 0) candidates.insert(version);
     }
-    const PromotionDecision decision =
-        DecideDefault(record,
-                      PromotingLabels(model.labels, record.disk.shadow_label),
-                      &candidates);
+    const PromotionDecision decision = DecideDefault(
+        record, PromotingLabels(model.labels, record.disk.shadow_label),
+        &candidates);
     model.promoted = decision.default_version;
-    for (v1::VersionStatus& status : *model.status.mutable_versions()) {
-      VersionRecord& state = record.versions[status.version()];
-      auto refused = decision.refused.find(status.version());
+    for (VersionStatus& status : model.status.versions) {
+      VersionRecord& state = record.versions[status.version];
+      auto refused = decision.refused.find(status.version);
       if (refused == decision.refused.end()) {
         state.refusal_logged = false;
         continue;
       }
-      status.set_promotion_refused(refused->second.message);
+      status.promotion_refused = refused->second.message;
       if (state.refusal_logged) continue;
       state.refusal_logged = true;
       LogEvent("warning", "promotion_refused",
                {{"model", name},
-                {"version", absl::StrCat(status.version())},
+                {"version", absl::StrCat(status.version)},
                 {"default", absl::StrCat(decision.default_version)},
                 {"reason", refused->second.reason},
                 {"error", refused->second.message}});
-      if (options_.metrics != nullptr) {
-        options_.metrics->RecordPromotionRefused(name, refused->second.reason);
+      if (options_.observer != nullptr) {
+        options_.observer->OnPromotionRefused(name, refused->second.reason);
       }
     }
     const int64_t default_version = model.default_version();
-    model.status.set_default_version(default_version);
+    model.status.default_version = default_version;
     if (default_version != record.published_default) {
       LogEvent("info", "default_version_changed",
                {{"model", name},
@@ -508,8 +460,8 @@ void VersionManager::Publish(bool end_of_scan) {
                 {"to", absl::StrCat(default_version)}});
       record.published_default = default_version;
     }
-    if (options_.metrics != nullptr) {
-      options_.metrics->SetVersionsLoaded(
+    if (options_.observer != nullptr) {
+      options_.observer->OnVersionsLoaded(
           name, static_cast<int64_t>(model.available.size()));
     }
   }

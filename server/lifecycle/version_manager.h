@@ -1,5 +1,5 @@
-#ifndef PLRANK_SERVER_VERSION_MANAGER_H_
-#define PLRANK_SERVER_VERSION_MANAGER_H_
+#ifndef PLRANK_SERVER_LIFECYCLE_VERSION_MANAGER_H_
+#define PLRANK_SERVER_LIFECYCLE_VERSION_MANAGER_H_
 
 #include <cstdint>
 #include <functional>
@@ -12,11 +12,12 @@
 
 #include "absl/status/status.h"
 #include "plrank/v1/server_config.pb.h"
-#include "server/model_repository.h"
-#include "server/promotion.h"
-#include "server/servable_version.h"
-#include "server/server_metrics.h"
-#include "server/serving_snapshot.h"
+#include "server/lifecycle/lifecycle_observer.h"
+#include "server/lifecycle/model_repository.h"
+#include "server/lifecycle/model_status.h"
+#include "server/lifecycle/promotion.h"
+#include "server/lifecycle/servable_version.h"
+#include "server/lifecycle/serving_snapshot.h"
 
 namespace plrank::server {
 
@@ -24,7 +25,7 @@ struct VersionManagerOptions {
   std::string base_path;
   // Optional ServerConfig (text format), re-read at every scan.
   std::string config_file;
-  ServerMetrics* metrics = nullptr;  // optional, not owned
+  LifecycleObserver* observer = nullptr;  // optional, not owned
 };
 
 // What one scan changed.
@@ -53,7 +54,7 @@ inline constexpr size_t kRetiredVersionsInStatus = 4;
 //    its content fingerprint differs). A FAILED version the policy no longer
 //    reaches (newer ones fill its window) whose file changed is dropped
 //    from status rather than kept with a stale error;
-//  - a failure counts in plrank_model_loads_total{result="failure"} once
+//  - a failure counts in LifecycleObserver::OnModelLoad (success false) once
 //    per file content: at once, except an incomplete file (DATA_LOSS, e.g. a
 //    copy in progress), which counts only if the next scan finds the same
 //    file, so an ordinary non-atomic copy counts nothing;
@@ -89,10 +90,10 @@ class VersionManager {
 
  private:
   struct VersionRecord {
-    v1::VersionState state = v1::VERSION_STATE_UNKNOWN;
+    VersionState state = VersionState::kUnknown;
     std::string error;
-    FileSignature signature;  // of model.pb at the last load attempt
-    uint64_t fingerprint = 0;  // of its content (FAILED versions)
+    FileSignature signature;      // of model.pb at the last load attempt
+    uint64_t fingerprint = 0;     // of its content (FAILED versions)
     bool failure_counted = true;  // false: counts if the file stays as is
     bool change_logged = false;
     uint64_t seen_in_scan = 0;    // last scan whose policy reached it
@@ -156,4 +157,4 @@ class VersionManager {
 
 }  // namespace plrank::server
 
-#endif  // PLRANK_SERVER_VERSION_MANAGER_H_
+#endif  // PLRANK_SERVER_LIFECYCLE_VERSION_MANAGER_H_

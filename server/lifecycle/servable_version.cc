@@ -1,4 +1,4 @@
-#include "server/servable_version.h"
+#include "server/lifecycle/servable_version.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,21 +15,20 @@
 #include "absl/time/clock.h"
 #include "core/data/file_io.h"
 #include "core/model/model_io.h"
-#include "plrank/v1/model.pb.h"
-#include "server/structured_log.h"
+#include "server/lifecycle/structured_log.h"
 
 namespace plrank::server {
 namespace {
 
 // Latest recorded metrics, "train ndcg@10" / "valid ndcg@10", taken at the
 // best iteration when one is recorded.
-void AddTrainingMetrics(const Ensemble& model, v1::ModelMetadata* metadata) {
+void AddTrainingMetrics(const Ensemble& model, ModelMetadata* metadata) {
   if (model.history.empty()) return;
   const IterationMetrics* chosen = &model.history.back();
   for (const IterationMetrics& record : model.history) {
     if (record.iteration == model.best_iteration) chosen = &record;
   }
-  auto& out = *metadata->mutable_training_metrics();
+  auto& out = metadata->training_metrics;
   out["train loss"] = chosen->train_loss;
   for (const auto& [name, value] : chosen->train) out["train " + name] = value;
   for (const auto& [name, value] : chosen->valid) out["valid " + name] = value;
@@ -89,16 +88,16 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
   absl::Status warm = WarmUp(*scorer, model_file);
   if (!warm.ok()) return warm;
 
-  v1::ModelMetadata metadata;
-  metadata.set_objective(ensemble->objective);
-  metadata.set_num_trees(static_cast<uint32_t>(ensemble->trees.size()));
-  metadata.set_num_features(static_cast<uint32_t>(ensemble->num_features));
-  metadata.set_num_outputs(static_cast<uint32_t>(ensemble->num_outputs));
-  metadata.set_score_transform(TransformName(ensemble->transform));
-  metadata.set_has_linear_weights(!ensemble->linear_weights.empty());
-  metadata.set_created_unix_seconds(ensemble->created_unix_seconds);
-  metadata.set_file_bytes(bytes.size());
-  metadata.set_checksum(absl::StrFormat("%016x", parsed->checksum));
+  ModelMetadata metadata;
+  metadata.objective = ensemble->objective;
+  metadata.num_trees = static_cast<uint32_t>(ensemble->trees.size());
+  metadata.num_features = static_cast<uint32_t>(ensemble->num_features);
+  metadata.num_outputs = static_cast<uint32_t>(ensemble->num_outputs);
+  metadata.score_transform = TransformName(ensemble->transform);
+  metadata.has_linear_weights = !ensemble->linear_weights.empty();
+  metadata.created_unix_seconds = ensemble->created_unix_seconds;
+  metadata.file_bytes = bytes.size();
+  metadata.checksum = absl::StrFormat("%016x", parsed->checksum);
   AddTrainingMetrics(*ensemble, &metadata);
   // Prepared at load, like the scorer: Explain requests only read it. A
   // model it cannot explain still serves Rank and Evaluate.
@@ -120,7 +119,7 @@ absl::Status OutOfMemory(const std::string& model_file, const char* what) {
 
 ServableVersion::ServableVersion(std::string model, int64_t version,
                                  std::string model_file, ForestScorer scorer,
-                                 v1::ModelMetadata metadata,
+                                 ModelMetadata metadata,
                                  int64_t loaded_unix_seconds,
                                  ReleaseHook on_release,
                                  absl::StatusOr<EnsembleExplainer> explainer)
@@ -140,26 +139,26 @@ ServableVersion::~ServableVersion() {
   if (on_release_) on_release_(*this);
 }
 
-absl::Status CheckCompatible(const v1::ModelMetadata& serving,
-                             const v1::ModelMetadata& candidate,
+absl::Status CheckCompatible(const ModelMetadata& serving,
+                             const ModelMetadata& candidate,
                              std::string* reason) {
   std::string label;
   std::string detail;
-  if (candidate.num_features() != serving.num_features()) {
+  if (candidate.num_features != serving.num_features) {
     label = "num_features";
-    detail = absl::StrCat("it takes ", candidate.num_features(),
+    detail = absl::StrCat("it takes ", candidate.num_features,
                           " features per document, the serving version ",
-                          serving.num_features());
-  } else if (candidate.num_outputs() != serving.num_outputs()) {
+                          serving.num_features);
+  } else if (candidate.num_outputs != serving.num_outputs) {
     label = "num_outputs";
     detail =
-        absl::StrCat("it has ", candidate.num_outputs(),
-                     " outputs, the serving version ", serving.num_outputs());
-  } else if (candidate.score_transform() != serving.score_transform()) {
+        absl::StrCat("it has ", candidate.num_outputs,
+                     " outputs, the serving version ", serving.num_outputs);
+  } else if (candidate.score_transform != serving.score_transform) {
     label = "score_transform";
-    detail = absl::StrCat("its scores are '", candidate.score_transform(),
-                          "', the serving version's '",
-                          serving.score_transform(), "'");
+    detail = absl::StrCat("its scores are '", candidate.score_transform,
+                          "', the serving version's '", serving.score_transform,
+                          "'");
   } else {
     return absl::OkStatus();
   }

@@ -1,11 +1,11 @@
-#ifndef PLRANK_SERVER_SERVER_CONFIG_H_
-#define PLRANK_SERVER_SERVER_CONFIG_H_
+#ifndef PLRANK_SERVER_LIFECYCLE_SERVER_CONFIG_H_
+#define PLRANK_SERVER_LIFECYCLE_SERVER_CONFIG_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "plrank/v1/server_config.pb.h"
 
 namespace plrank::server {
@@ -38,4 +38,4 @@ absl::Status ValidateShadowConfig(const v1::ModelConfig& model);
 
 }  // namespace plrank::server
 
-#endif  // PLRANK_SERVER_SERVER_CONFIG_H_
+#endif  // PLRANK_SERVER_LIFECYCLE_SERVER_CONFIG_H_

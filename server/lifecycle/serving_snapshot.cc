@@ -1,4 +1,4 @@
-#include "server/serving_snapshot.h"
+#include "server/lifecycle/serving_snapshot.h"
 
 #include <string>
 
@@ -18,10 +18,9 @@ std::string AvailableList(const ModelSnapshot& model) {
   return out;
 }
 
-const v1::VersionStatus* FindStatus(const ModelSnapshot& model,
-                                    int64_t version) {
-  for (const v1::VersionStatus& status : model.status.versions()) {
-    if (status.version() == version) return &status;
+const VersionStatus* FindStatus(const ModelSnapshot& model, int64_t version) {
+  for (const VersionStatus& status : model.status.versions) {
+    if (status.version == version) return &status;
   }
   return nullptr;
 }
@@ -30,21 +29,20 @@ const v1::VersionStatus* FindStatus(const ModelSnapshot& model,
 // request named it.
 absl::Status NotServing(const ModelSnapshot& model, int64_t version,
                         const std::string& via, bool named_by_label) {
-  const v1::VersionStatus* status = FindStatus(model, version);
-  const std::string what = absl::StrCat("version ", version, " of model '",
-                                        model.name, "'", via);
-  if (status != nullptr && status->state() == v1::VERSION_STATE_FAILED) {
+  const VersionStatus* status = FindStatus(model, version);
+  const std::string what =
+      absl::StrCat("version ", version, " of model '", model.name, "'", via);
+  if (status != nullptr && status->state == VersionState::kFailed) {
     // The load error names files on the server: it goes to the log and to
     // the admin-only GetModelStatus, never to a ranking client.
     return absl::FailedPreconditionError(absl::StrCat(
         what, " failed to load (the server log and GetModelStatus say why)"));
   }
-  if (status != nullptr && status->state() == v1::VERSION_STATE_LOADING) {
+  if (status != nullptr && status->state == VersionState::kLoading) {
     return absl::UnavailableError(absl::StrCat(what, " is still loading"));
   }
-  const std::string detail =
-      absl::StrCat(what, " is not loaded (available: ", AvailableList(model),
-                   ")");
+  const std::string detail = absl::StrCat(
+      what, " is not loaded (available: ", AvailableList(model), ")");
   // A label that exists but points nowhere is a server-side state, not a
   // caller's typo.
   return named_by_label ? absl::UnavailableError(detail)
@@ -54,36 +52,36 @@ absl::Status NotServing(const ModelSnapshot& model, int64_t version,
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
-    const v1::ModelSpec& spec) const {
-  if (spec.name().empty()) {
-    return absl::InvalidArgumentError("model_spec.name is empty");
+    const VersionSelector& selector) const {
+  if (selector.name.empty()) {
+    return absl::InvalidArgumentError("model name is empty");
   }
-  auto model_it = models.find(spec.name());
+  auto model_it = models.find(selector.name);
   if (model_it == models.end()) {
     // Other models' names are not the caller's business (ListModels is the
     // admin's way to see them).
     return absl::NotFoundError(
-        absl::StrCat("unknown model '", spec.name(), "'"));
+        absl::StrCat("unknown model '", selector.name, "'"));
   }
   const ModelSnapshot& model = model_it->second;
-  if (spec.version() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model_spec.version ", spec.version(), " is negative"));
+  if (selector.version < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("version ", selector.version, " is negative"));
   }
-  if (spec.version() > 0) {
-    auto it = model.available.find(spec.version());
+  if (selector.version > 0) {
+    auto it = model.available.find(selector.version);
     if (it != model.available.end()) return it->second;
-    return NotServing(model, spec.version(), "", false);
+    return NotServing(model, selector.version, "", false);
   }
-  if (!spec.version_label().empty()) {
-    auto label = model.labels.find(spec.version_label());
+  if (!selector.label.empty()) {
+    auto label = model.labels.find(selector.label);
     if (label == model.labels.end()) {
       std::string known;
       for (const auto& [name, version] : model.labels) {
         absl::StrAppend(&known, known.empty() ? "" : ", ", name);
       }
       return absl::NotFoundError(absl::StrCat(
-          "model '", model.name, "' has no label '", spec.version_label(),
+          "model '", model.name, "' has no label '", selector.label,
           "' (labels: ", known.empty() ? "none" : known, ")"));
     }
     auto it = model.available.find(label->second);

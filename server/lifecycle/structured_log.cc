@@ -1,4 +1,4 @@
-#include "server/structured_log.h"
+#include "server/lifecycle/structured_log.h"
 
 #include <unistd.h>
 
@@ -26,9 +26,8 @@ void AppendValue(absl::string_view value, std::string* line) {
     return;
   }
   absl::StrAppend(line, "\"",
-                  absl::StrReplaceAll(value, {{"\\", "\\\\"},
-                                              {"\"", "\\\""},
-                                              {"\n", "\\n"}}),
+                  absl::StrReplaceAll(
+                      value, {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}}),
                   "\"");
 }
 
@@ -36,10 +35,11 @@ void AppendValue(absl::string_view value, std::string* line) {
 
 void LogEvent(absl::string_view level, absl::string_view event,
               std::initializer_list<LogField> fields) {
-  std::string line = absl::StrCat(
-      "ts=", absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(),
-                              absl::UTCTimeZone()),
-      " level=", level, " event=", event);
+  std::string line =
+      absl::StrCat("ts=",
+                   absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(),
+                                    absl::UTCTimeZone()),
+                   " level=", level, " event=", event);
   for (const LogField& field : fields) {
     absl::StrAppend(&line, " ", field.first, "=");
     AppendValue(field.second, &line);

@@ -1,5 +1,5 @@
-#ifndef PLRANK_SERVER_SERVING_SNAPSHOT_H_
-#define PLRANK_SERVER_SERVING_SNAPSHOT_H_
+#ifndef PLRANK_SERVER_LIFECYCLE_SERVING_SNAPSHOT_H_
+#define PLRANK_SERVER_LIFECYCLE_SERVING_SNAPSHOT_H_
 
 #include <cstdint>
 #include <map>
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "plrank/v1/ranker.pb.h"
-#include "server/servable_version.h"
+#include "server/lifecycle/model_status.h"
+#include "server/lifecycle/servable_version.h"
 
 namespace plrank::server {
 
@@ -23,7 +23,7 @@ struct ModelSnapshot {
   int64_t promoted = 0;
   // Every known version with its state (AVAILABLE, LOADING, FAILED, END),
   // labels and metadata, and default_version().
-  v1::ModelStatus status;
+  ModelStatus status;
   // Available versions loaded only because they are the shadow: never the
   // default.
   std::set<int64_t> shadow_only;
@@ -55,14 +55,14 @@ struct ModelSnapshot {
 struct ServingSnapshot {
   std::map<std::string, ModelSnapshot> models;
 
-  // The version a ModelSpec selects. Errors follow ranker.proto: NOT_FOUND
-  // (unknown model, label, or version not loaded), UNAVAILABLE (no version
-  // ready, or a label's version still loading/not loaded), FAILED_PRECONDITION
-  // (the pinned or labelled version failed to load), INVALID_ARGUMENT
-  // (empty name, negative version). Messages name no file and no model but
-  // the requested one: they go to clients.
+  // The version a selector names. Errors: NOT_FOUND (unknown model, label,
+  // or version not loaded), UNAVAILABLE (no version ready, or a label's
+  // version still loading/not loaded), FAILED_PRECONDITION (the pinned or
+  // labelled version failed to load), INVALID_ARGUMENT (empty name, negative
+  // version). Messages name no file and no model but the requested one:
+  // they go to clients.
   absl::StatusOr<std::shared_ptr<const ServableVersion>> Resolve(
-      const v1::ModelSpec& spec) const;
+      const VersionSelector& selector) const;
 
   // Whether some model has a default version (what health reports): a
   // version loaded only as a shadow does not count.
@@ -71,4 +71,4 @@ struct ServingSnapshot {
 
 }  // namespace plrank::server
 
-#endif  // PLRANK_SERVER_SERVING_SNAPSHOT_H_
+#endif  // PLRANK_SERVER_LIFECYCLE_SERVING_SNAPSHOT_H_

@@ -1,12 +1,12 @@
-#include "server/promotion.h"
+#include "server/lifecycle/promotion.h"
 
 #include "absl/strings/str_cat.h"
-#include "server/servable_version.h"
+#include "server/lifecycle/servable_version.h"
 
 namespace plrank::server {
 
 PromotionDecision ChooseDefaultVersion(
-    const std::map<int64_t, const v1::ModelMetadata*>& available,
+    const std::map<int64_t, const ModelMetadata*>& available,
     const std::set<int64_t>& labelled, int64_t current,
     bool allow_incompatible) {
   PromotionDecision decision;
@@ -17,9 +17,8 @@ PromotionDecision ChooseDefaultVersion(
     return decision;
   }
   decision.default_version = current;
-  for (auto it = available.rbegin(); it != available.rend() &&
-                                     it->first > current;
-       ++it) {
+  for (auto it = available.rbegin();
+       it != available.rend() && it->first > current; ++it) {
     std::string reason;
     const absl::Status compatible =
         CheckCompatible(*serving->second, *it->second, &reason);
