@@ -72,7 +72,8 @@ std::vector<LaidOutNode> LayOutTree(const Tree& tree) {
 
 }  // namespace
 
-absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
+absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
+                                                  DenseScoring dense) {
   if (absl::Status status = ValidateEnsemble(model); !status.ok()) {
     return status;
   }
@@ -209,6 +210,9 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   scorer.tree_block_begin_.push_back(static_cast<int32_t>(model.trees.size()));
   scorer.quick_ = QuickScorerForest::Build(model, split_slots);
   scorer.rapid_ = RapidScorerForest::Build(model, split_slots);
+  if (dense == DenseScoring::kAllow) {
+    scorer.dense_ = DenseScorerForest::Build(model, split_slots);
+  }
   if (!scorer.quick_.has_value() && model.num_outputs == 1) scorer.BuildChains();
   return scorer;
 }
@@ -334,6 +338,10 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
   size_t quick_docs = 0;
   if (rapid_.has_value()) {
     quick_docs = RapidScoreGroups(doubled, num_docs, out, num_trees);
+  }
+  if (dense_.has_value()) {
+    DenseScoreDocuments(doubled, quick_docs, num_docs, out, num_trees);
+    return;
   }
   if (quick_.has_value() && quick_docs < num_docs) {
     quick_docs += QuickScoreGroups(

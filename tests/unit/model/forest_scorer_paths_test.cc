@@ -1,7 +1,7 @@
 // ForestScorer's batch-size-dependent paths, bit for bit against the
 // reference: 16-document AVX-512 QuickScorer groups and their padded
-// remainders, 8-document AVX2 groups, and small batches walking several
-// trees per document at once.
+// remainders (with the dense path off, or with several outputs), 8-document
+// AVX2 groups, and small batches walking several trees per document at once.
 
 #include <cstdint>
 #include <cstring>
@@ -57,20 +57,26 @@ TEST(ForestScorerPathsTest, QuickScorerEveryBatchRemainder) {
       model.trees[1] = testing::RandomTree(rng, 32, features);
       model.trees[2] = testing::RandomTree(rng, 1, features);
       if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.4, &model);
-      absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
-      ASSERT_TRUE(scorer.ok()) << scorer.status();
-      EXPECT_EQ(scorer->uses_quick_scorer(),
-                __builtin_cpu_supports("avx2") != 0);
       const size_t max_docs = 300;
       const std::vector<float> rows =
           testing::RowsNearZero(rng, max_docs, features, 0.2);
-      for (size_t docs = 1; docs <= 40; ++docs) {
-        ExpectRawMatches(*scorer, model, rows, docs, 0);
-      }
-      for (size_t docs : {size_t{127}, size_t{128}, size_t{129}, size_t{141},
-                          size_t{300}}) {
-        for (int32_t requested : {0, 7 * outputs}) {
-          ExpectRawMatches(*scorer, model, rows, docs, requested);
+      // With the dense path off, single-output batches take QuickScorer
+      // too (forest_scorer_dense_test.cc covers the dense path).
+      for (auto dense : {ForestScorer::DenseScoring::kAllow,
+                         ForestScorer::DenseScoring::kOff}) {
+        absl::StatusOr<ForestScorer> scorer =
+            ForestScorer::Create(model, dense);
+        ASSERT_TRUE(scorer.ok()) << scorer.status();
+        EXPECT_EQ(scorer->uses_quick_scorer(),
+                  __builtin_cpu_supports("avx2") != 0);
+        for (size_t docs = 1; docs <= 40; ++docs) {
+          ExpectRawMatches(*scorer, model, rows, docs, 0);
+        }
+        for (size_t docs : {size_t{127}, size_t{128}, size_t{129}, size_t{141},
+                            size_t{300}}) {
+          for (int32_t requested : {0, 7 * outputs}) {
+            ExpectRawMatches(*scorer, model, rows, docs, requested);
+          }
         }
       }
     }
