@@ -23,7 +23,9 @@ namespace plrank {
 // a remainder of 4 or more padded to 16) or 8 (AVX2) of the rest go through
 // QuickScorer when every tree has at most 32 leaves, else through chained
 // walks when the document block is large enough (ChainGroup); small
-// batches and remainders walk in lockstep (WalkGroup). With one output,
+// batches and remainders walk in lockstep (WalkGroup), except a single
+// document of a single-output model, which walks every 8th tree in each of
+// 8 lanes without lockstep (LaneChainDocument). With one output,
 // trees of at most 32 leaves and AVX-512 VBMI, all documents RapidScorer
 // leaves go through DenseScorerForest instead, two at a time. Every path
 // adds leaf values in tree order, so scores are bit-identical to the
@@ -170,6 +172,14 @@ class ForestScorer {
   void BuildChains();
   // Adds all trees of tree block `block` to sum[d] for kLanes documents.
   void ChainGroup(const uint32_t* group_rows, size_t block, double* sum) const;
+  // The lane chains (see LaneChainDocument), for single-output models the
+  // dense path does not take.
+  void BuildLaneChains();
+  // Adds all trees to *sum for the document whose doubled row starts at
+  // doc_row (slot s at doc_row[s * kLanes]); `record` holds num_trees() + 1
+  // entries.
+  void LaneChainDocument(const uint32_t* doc_row, double* sum,
+                         uint32_t* record) const;
   // Full raw scores of at most kBlockDocs rows (`row_stride` floats apart,
   // >= row_width_): base score, trees, linear part. `scratch` holds
   // kBlockDocs doubled rows.
@@ -224,6 +234,20 @@ class ForestScorer {
   std::vector<double> chain_values_;
   std::vector<size_t> chain_block_begin_;
   std::vector<int32_t> chain_min_rounds_;
+  // Lane chains: nodes_ with global child indices, where a leaf of tree t
+  // records its value as tree t's and moves to the root of tree t + kLanes
+  // (the parking node, last, when there is none). Empty when not used.
+  struct LaneNode {
+    uint32_t threshold;
+    uint32_t child;         // global index of the left child
+    uint32_t value_offset;  // byte offset of the slot in a doubled row
+    uint32_t record;        // tree of a leaf; num_trees() otherwise
+  };
+  std::vector<LaneNode> lane_nodes_;
+  std::vector<double> lane_values_;         // leaf value per node
+  std::vector<uint32_t> lane_first_roots_;  // per lane
+  uint32_t lane_parking_ = 0;
+  int32_t lane_min_rounds_ = 0;
 };
 
 }  // namespace plrank
