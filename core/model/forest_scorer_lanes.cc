@@ -28,9 +28,11 @@ void ForestScorer::BuildLaneChains() {
   }
   // Global index of each tree's root, and of the parking node after all.
   std::vector<uint32_t> roots(num_trees);
+  std::vector<size_t> tree_base(num_trees);  // its block's first node
   for (size_t b = 0; b < blocks; ++b) {
     for (int32_t t = tree_block_begin_[b]; t < tree_block_begin_[b + 1]; ++t) {
       roots[t] = static_cast<uint32_t>(block_node_begin_[b] + tree_roots_[t]);
+      tree_base[t] = block_node_begin_[b];
     }
   }
   const uint32_t parking = static_cast<uint32_t>(nodes_.size());
@@ -44,15 +46,28 @@ void ForestScorer::BuildLaneChains() {
       const size_t first = roots[t];
       const size_t last =
           static_cast<size_t>(t) + 1 < num_trees ? roots[t + 1] : nodes_.size();
-      // A leaf records its value as tree t's and moves to the root of the
-      // lane's next tree, t + kChainLanes.
-      const uint32_t next = static_cast<size_t>(t) + kChainLanes < num_trees
-                                ? roots[t + kChainLanes]
-                                : parking;
+      // A leaf records itself as tree t's exit and moves to the root of the
+      // lane's next tree, t + kChainLanes; when that root splits, the leaf
+      // takes its fields and so makes that tree's first move too (as the
+      // chained walks do, see BuildChains).
+      const size_t next_tree = static_cast<size_t>(t) + kChainLanes;
+      LaneNode leaf_step = {kLeafThreshold, parking, 0,
+                            static_cast<uint32_t>(t)};
+      if (next_tree < num_trees) {
+        const Node& root = nodes_[roots[next_tree]];
+        leaf_step.child = roots[next_tree];
+        if (root.threshold != kLeafThreshold) {
+          leaf_step = {root.threshold,
+                       static_cast<uint32_t>(tree_base[next_tree] + root.child),
+                       static_cast<uint32_t>(root.slot) * 8,
+                       static_cast<uint32_t>(t)};
+        }
+      }
+      const bool merged = leaf_step.threshold != kLeafThreshold;
       for (size_t n = first; n < last; ++n) {
         const Node& node = nodes_[n];
         if (node.threshold == kLeafThreshold) {
-          lane_nodes_[n] = {kLeafThreshold, next, 0, static_cast<uint32_t>(t)};
+          lane_nodes_[n] = leaf_step;
           lane_values_[n] = node_values_[n];
         } else {
           lane_nodes_[n] = {node.threshold,
@@ -60,7 +75,7 @@ void ForestScorer::BuildLaneChains() {
                             static_cast<uint32_t>(node.slot) * 8, no_record};
         }
       }
-      lane_rounds[t % kChainLanes] += tree_shallowest_leaf_[t] + 1;
+      lane_rounds[t % kChainLanes] += tree_shallowest_leaf_[t] + !merged;
     }
   }
   lane_nodes_[parking] = {kLeafThreshold, parking, 0, no_record};
