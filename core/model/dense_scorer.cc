@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/model/in_order_leaves.h"
@@ -16,9 +16,6 @@ namespace {
 
 // Threshold rank of padding nodes: no bin (at most 255) exceeds it.
 constexpr uint8_t kNeverRight = 255;
-// Padding of each slot's thresholds: no value key exceeds it (keys of real
-// values are at most OrderKey(+inf)).
-constexpr uint32_t kPadKey = std::numeric_limits<uint32_t>::max();
 
 }  // namespace
 
@@ -39,47 +36,13 @@ std::optional<DenseScorerForest> DenseScorerForest::Build(
     return std::nullopt;
   }
   int32_t ranks = 0;
-  uint32_t max_slot = 0;
-  for (size_t t = 0; t < model.trees.size(); ++t) {
-    if (model.trees[t].num_leaves() > kMaxLeaves) return std::nullopt;
-    ranks = std::max(ranks, model.trees[t].num_internal_nodes());
-    for (uint32_t slot : split_slots[t]) max_slot = std::max(max_slot, slot);
+  for (const Tree& tree : model.trees) {
+    if (tree.num_leaves() > kMaxLeaves) return std::nullopt;
+    ranks = std::max(ranks, tree.num_internal_nodes());
   }
-  // Distinct thresholds per doubled-row slot, then compact slot numbers.
-  std::vector<std::vector<uint32_t>> slot_keys(size_t{max_slot} + 1);
-  for (size_t t = 0; t < model.trees.size(); ++t) {
-    const Tree& tree = model.trees[t];
-    for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
-      slot_keys[split_slots[t][n]].push_back(OrderKey(tree.threshold[n]));
-    }
-  }
-  DenseScorerForest forest;
-  std::vector<int32_t> compact(slot_keys.size(), -1);
-  for (size_t s = 0; s < slot_keys.size(); ++s) {
-    std::vector<uint32_t>& keys = slot_keys[s];
-    if (keys.empty()) continue;
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    if (keys.size() > 255 || forest.slots_.size() == kMaxSlots) {
-      return std::nullopt;
-    }
-    compact[s] = static_cast<int32_t>(forest.slots_.size());
-    forest.slots_.push_back(static_cast<uint32_t>(s));
-    forest.threshold_begin_.push_back(
-        static_cast<uint32_t>(forest.thresholds_.size()));
-    // At least one padding key, so the block after the last one below any
-    // value exists (see coarse_).
-    const size_t begin = forest.thresholds_.size();
-    forest.thresholds_.insert(forest.thresholds_.end(), keys.begin(),
-                              keys.end());
-    forest.thresholds_.resize(begin + (keys.size() + 16) / 16 * 16, kPadKey);
-    for (size_t k = 0; k < 16; ++k) {
-      const size_t last = 16 * k + 15;
-      forest.coarse_.push_back(last < keys.size() ? keys[last] : kPadKey);
-    }
-  }
-  forest.threshold_begin_.push_back(
-      static_cast<uint32_t>(forest.thresholds_.size()));
+  std::optional<SlotBins> bins = SlotBins::Build(model, split_slots);
+  if (!bins.has_value()) return std::nullopt;
+  DenseScorerForest forest(*std::move(bins));
 
   const size_t num_trees = model.trees.size();
   const size_t groups = (num_trees + kGroupTrees - 1) / kGroupTrees;
@@ -102,12 +65,10 @@ std::optional<DenseScorerForest> DenseScorerForest::Build(
     const size_t lane = t % kGroupTrees;
     for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
       const uint32_t slot = split_slots[t][n];
-      const std::vector<uint32_t>& keys = slot_keys[slot];
-      const uint32_t key = OrderKey(tree.threshold[n]);
       RankVectors& rank = forest.rank_vectors_[t / kGroupTrees * ranks + n];
-      rank.slot[lane] = static_cast<uint8_t>(compact[slot]);
-      rank.threshold[lane] = static_cast<uint8_t>(
-          std::lower_bound(keys.begin(), keys.end(), key) - keys.begin());
+      rank.slot[lane] = forest.bins_.CompactSlot(slot);
+      rank.threshold[lane] =
+          forest.bins_.ThresholdRank(slot, OrderKey(tree.threshold[n]));
       const uint64_t below_end = (uint64_t{1} << order.left_end[n]) - 1;
       const uint64_t below_begin = (uint64_t{1} << order.first_leaf[n]) - 1;
       rank.left_leaves[lane] = static_cast<uint32_t>(below_end ^ below_begin);

@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/model/ensemble.h"
+#include "core/model/slot_bins.h"
 
 namespace plrank {
 
@@ -17,12 +19,9 @@ namespace plrank {
 // A walk of one document through 1000 small trees is a chain of dependent
 // loads per tree (node, then the document's value, then the next node), and
 // its lockstep walks wait for the deepest of several paths. Here the
-// document's values are first quantised, once, into bins: for each
-// doubled-row slot (see ForestScorer) the distinct thresholds of the
-// forest's nodes on that slot, sorted, t_0 < ... < t_{m-1}, give bin(v) =
-// #{j : t_j < v}, and a node with threshold t_j sends v right exactly when
-// bin(v) > j (as v > t_j; missing values are already -inf or +inf keys in
-// the doubled rows, so they bin to 0 or m and go where the walk sends them).
+// document's values are first quantised, once, into bins (SlotBins): a node
+// sends the document right exactly when its bin in the node's slot exceeds
+// the node's threshold rank.
 // The bins of a document fit four 64-byte registers (at most 256 slots with
 // at most 255 thresholds each, else Build declines). Trees are laid out in
 // groups of 64, their internal nodes by rank (node j of every tree of the
@@ -36,7 +35,7 @@ class DenseScorerForest {
  public:
   static constexpr int32_t kMaxLeaves = 32;
   static constexpr size_t kGroupTrees = 64;
-  static constexpr size_t kMaxSlots = 256;
+  static constexpr size_t kMaxSlots = SlotBins::kMaxSlots;
 
   // Built for single-output models whose trees have at most kMaxLeaves
   // leaves, whose nodes test at most kMaxSlots distinct slots with at most
@@ -70,28 +69,13 @@ class DenseScorerForest {
     uint32_t left_leaves[kGroupTrees];
   };
 
-  DenseScorerForest() = default;
+  explicit DenseScorerForest(SlotBins bins) : bins_(std::move(bins)) {}
   static bool CpuSupported();
-  // Bins of one document, one byte per compact slot.
-  void BinDocument(const uint32_t* doc_keys, size_t key_stride,
-                   uint8_t* bins) const;
   template <size_t kDocs, bool kWide>
   void Accumulate(const uint32_t* const* doc_keys, size_t key_stride,
                   int32_t num_trees, double* sum) const;
 
-  // Doubled-row slot of each compact slot (those some node tests).
-  std::vector<uint32_t> slots_;
-  // Distinct threshold keys of compact slot c, increasing, at
-  // thresholds_[threshold_begin_[c]...], followed by at least one key no
-  // value exceeds, to a multiple of 16; threshold_begin_ has one more entry
-  // (the end).
-  std::vector<uint32_t> thresholds_;
-  std::vector<uint32_t> threshold_begin_;
-  // coarse_[16 * c + k]: the last key of block k (16 keys) of compact slot
-  // c's thresholds, or a padding key. A value exceeds all keys of the first
-  // b blocks, b = its count of coarse keys below it, and none past block b:
-  // two 16-key compares give its bin with no data-dependent loop.
-  std::vector<uint32_t> coarse_;
+  SlotBins bins_;
   int32_t num_trees_ = 0;
   int32_t ranks_ = 0;                      // most internal nodes of any tree
   std::vector<RankVectors> rank_vectors_;  // [group * ranks_ + rank]

@@ -34,23 +34,6 @@ LookUpBins(const __m512i* table, __m512i index) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-__attribute__((target("avx512f,avx512bw"))) void DenseScorerForest::BinDocument(
-    const uint32_t* doc_keys, size_t key_stride, uint8_t* bins) const {
-  const uint32_t* thresholds = thresholds_.data();
-  const uint32_t* coarse = coarse_.data();
-  for (size_t c = 0; c < slots_.size(); ++c, coarse += 16) {
-    const __m512i key = _mm512_set1_epi32(
-        static_cast<int32_t>(doc_keys[slots_[c] * key_stride]));
-    const uint32_t block = static_cast<uint32_t>(std::popcount(
-        _mm512_cmplt_epu32_mask(_mm512_loadu_si512(coarse), key)));
-    const uint32_t* keys = thresholds + threshold_begin_[c] + 16 * block;
-    bins[c] = static_cast<uint8_t>(
-        16 * block +
-        static_cast<uint32_t>(std::popcount(
-            _mm512_cmplt_epu32_mask(_mm512_loadu_si512(keys), key))));
-  }
-}
-
 template <size_t kDocs, bool kWide>
 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512cd"))) void
 DenseScorerForest::Accumulate(const uint32_t* const* doc_keys,
@@ -59,8 +42,8 @@ DenseScorerForest::Accumulate(const uint32_t* const* doc_keys,
   constexpr int kTables = kWide ? 4 : 2;
   __m512i table[kDocs][4];
   for (size_t d = 0; d < kDocs; ++d) {
-    alignas(64) uint8_t bins[kMaxSlots];
-    BinDocument(doc_keys[d], key_stride, bins);
+    alignas(64) uint8_t bins[kMaxSlots] = {};
+    bins_.BinDocument(doc_keys[d], key_stride, bins, 1);
     for (int q = 0; q < kTables; ++q) {
       table[d][q] = _mm512_load_si512(bins + 64 * q);
     }
@@ -125,7 +108,7 @@ void DenseScorerForest::AccumulateDocuments(const uint32_t* const* doc_keys,
                                             size_t num_docs, size_t key_stride,
                                             int32_t num_trees,
                                             double* sum) const {
-  const bool wide = slots_.size() > 128;
+  const bool wide = bins_.num_slots() > 128;
   if (num_docs == 2) {
     if (wide) {
       Accumulate<2, true>(doc_keys, key_stride, num_trees, sum);
