@@ -221,7 +221,7 @@ class ForestScorer {
   // leaves and the CPU has AVX2; smaller groups walk the trees.
   std::optional<QuickScorerForest> quick_;
   // For one output and trees of up to 32 leaves with AVX-512 (VBMI):
-  // scores small batches one document at a time (see kDenseMaxDocs).
+  // scores every document RapidScorer leaves, two at a time.
   std::optional<DenseScorerForest> dense_;
   // For one output and trees of up to 64 leaves with AVX-512: scores groups
   // of 64 documents before quick_ or the walks take the rest.
@@ -235,8 +235,9 @@ class ForestScorer {
   std::vector<size_t> chain_block_begin_;
   std::vector<int32_t> chain_min_rounds_;
   // Lane chains: nodes_ with global child indices, where a leaf of tree t
-  // records its value as tree t's and moves to the root of tree t + kLanes
-  // (the parking node, last, when there is none). Empty when not used.
+  // records itself as tree t's exit and moves to the root of tree t + 8
+  // (the parking node, last, when there is none), or makes that root's
+  // move when it splits. Empty when not used.
   struct LaneNode {
     uint32_t threshold;
     uint32_t child;         // global index of the left child

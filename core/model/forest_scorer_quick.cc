@@ -19,10 +19,11 @@ constexpr size_t kQuickPadDocs = 4;
 // in chained walks (63-leaf trees) or in three padded 16-document
 // QuickScorer groups (31-leaf trees); fewer go through those.
 constexpr size_t kRapidPadDocs = 36;
-// The same when the rest goes through DenseScorerForest instead: two
-// documents of 1000 31-leaf trees there cost about what 3 lanes of a
-// 64-lane scan cost; measured on 100 documents (64 + 36), 1.64 us per
-// document against 1.75 with the remainder padded.
+// The same when the rest goes through DenseScorerForest instead: on 1000
+// 31-leaf trees a document costs about 2.0 us there and a 64-lane scan
+// about 93 us, so padding pays from about 46 documents; measured on 100
+// documents (64 + 36), 1.64 us per document against 1.75 with the 36
+// padded.
 constexpr size_t kRapidPadDenseDocs = 48;
 
 }  // namespace
