@@ -5,7 +5,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 
 #include "core/model/dense_scorer.h"

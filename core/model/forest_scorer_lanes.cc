@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "core/model/forest_scorer.h"
 #include "core/model/tree_walk_step.h"
