@@ -72,7 +72,8 @@ std::vector<LaidOutNode> LayOutTree(const Tree& tree) {
 
 }  // namespace
 
-absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
+absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
+                                                  DenseScoring dense) {
   if (absl::Status status = ValidateEnsemble(model); !status.ok()) {
     return status;
   }
@@ -209,7 +210,13 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model) {
   scorer.tree_block_begin_.push_back(static_cast<int32_t>(model.trees.size()));
   scorer.quick_ = QuickScorerForest::Build(model, split_slots);
   scorer.rapid_ = RapidScorerForest::Build(model, split_slots);
+  if (dense == DenseScoring::kAllow) {
+    scorer.dense_ = DenseScorerForest::Build(model, split_slots);
+  }
   if (!scorer.quick_.has_value() && model.num_outputs == 1) scorer.BuildChains();
+  if (!scorer.dense_.has_value() && model.num_outputs == 1) {
+    scorer.BuildLaneChains();
+  }
   return scorer;
 }
 
@@ -335,10 +342,27 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
   if (rapid_.has_value()) {
     quick_docs = RapidScoreGroups(doubled, num_docs, out, num_trees);
   }
+  if (dense_.has_value()) {
+    DenseScoreDocuments(doubled, quick_docs, num_docs, out, num_trees);
+    return;
+  }
   if (quick_.has_value() && quick_docs < num_docs) {
     quick_docs += QuickScoreGroups(
         doubled + quick_docs / kLanes * group_slots, num_docs - quick_docs,
         out + quick_docs, out_stride, num_trees);
+  }
+  // A single document left after groups of kLanes (or a batch of one) goes
+  // through the lane chains when all trees are used. Two or more cost less
+  // walking in lockstep: on 300 255-leaf trees, a batch of 10 (8 + 2)
+  // measured 3.6 us per document with the 2 walked, 4.4 with them in lanes.
+  if (!lane_nodes_.empty() && num_trees == this->num_trees() &&
+      (num_docs - quick_docs) % kLanes == 1) {
+    thread_local std::vector<uint32_t> record;
+    record.resize(tree_roots_.size() + 1);
+    const size_t last = num_docs - 1;
+    LaneChainDocument(doubled + last / kLanes * group_slots + last % kLanes,
+                      out + last, record.data());
+    if (--num_docs == quick_docs) return;
   }
   // Chained walks read a second copy of the nodes and their values: worth
   // it when enough documents share each block to keep it in cache.

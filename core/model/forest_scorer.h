@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
+#include "core/model/dense_scorer.h"
 #include "core/model/ensemble.h"
 #include "core/model/quick_scorer.h"
 #include "core/model/rapid_scorer.h"
@@ -22,13 +23,22 @@ namespace plrank {
 // a remainder of 4 or more padded to 16) or 8 (AVX2) of the rest go through
 // QuickScorer when every tree has at most 32 leaves, else through chained
 // walks when the document block is large enough (ChainGroup); small
-// batches and remainders walk in lockstep (WalkGroup). Every path adds leaf values in tree order, so scores
-// are bit-identical to the reference evaluator. Immutable and thread-safe
-// after Create.
+// batches and remainders walk in lockstep (WalkGroup), except a single
+// document of a single-output model, which walks every 8th tree in each of
+// 8 lanes without lockstep (LaneChainDocument). With one output,
+// trees of at most 32 leaves and AVX-512 VBMI, all documents RapidScorer
+// leaves go through DenseScorerForest instead, two at a time. Every path
+// adds leaf values in tree order, so scores are bit-identical to the
+// reference evaluator. Immutable and thread-safe after Create.
 class ForestScorer {
  public:
+  // Whether small batches may go through DenseScorerForest (kOff keeps the
+  // other paths; tests and benchmarks compare them).
+  enum class DenseScoring { kAllow, kOff };
+
   // Validates `model` (ValidateEnsemble) and flattens it.
-  static absl::StatusOr<ForestScorer> Create(const Ensemble& model);
+  static absl::StatusOr<ForestScorer> Create(
+      const Ensemble& model, DenseScoring dense = DenseScoring::kAllow);
 
   // Documents scored together; rows of a block stay in cache while a block
   // of trees is walked.
@@ -50,6 +60,11 @@ class ForestScorer {
   // (one output, trees of at most 64 leaves, AVX-512 with BW and BITALG);
   // scores are the same either way, bit for bit.
   bool uses_rapid_scorer() const { return rapid_.has_value(); }
+  // True when batches of a few documents are scored with DenseScorerForest
+  // (one output, trees of at most 32 leaves, AVX-512 with BW and VBMI, at
+  // most 256 tested slots of at most 255 thresholds each); scores are the
+  // same either way, bit for bit.
+  bool uses_dense_scorer() const { return dense_.has_value(); }
 
   // Raw per-output scores: out[k * num_docs + i]. `rows` is row-major
   // (num_docs x num_features). Uses the first `num_trees` trees (rounded to
@@ -134,6 +149,11 @@ class ForestScorer {
   // group then lengthen no threshold scan, and their sums are dropped.
   void PadWithLastDocument(uint32_t* doubled, size_t num_docs,
                            size_t padded_docs) const;
+  // Adds all trees for documents [first, num_docs) with dense_, two at a
+  // time (forest_scorer_quick.cc).
+  void DenseScoreDocuments(const uint32_t* doubled, size_t first,
+                           size_t num_docs, double* out,
+                           int32_t num_trees) const;
   // The same with rapid_ (forest_scorer_quick.cc): groups of 64 documents,
   // a large enough remainder padded to 64; returns how many it scored (a
   // multiple of 64 or num_docs).
@@ -152,6 +172,14 @@ class ForestScorer {
   void BuildChains();
   // Adds all trees of tree block `block` to sum[d] for kLanes documents.
   void ChainGroup(const uint32_t* group_rows, size_t block, double* sum) const;
+  // The lane chains (see LaneChainDocument), for single-output models the
+  // dense path does not take.
+  void BuildLaneChains();
+  // Adds all trees to *sum for the document whose doubled row starts at
+  // doc_row (slot s at doc_row[s * kLanes]); `record` holds num_trees() + 1
+  // entries.
+  void LaneChainDocument(const uint32_t* doc_row, double* sum,
+                         uint32_t* record) const;
   // Full raw scores of at most kBlockDocs rows (`row_stride` floats apart,
   // >= row_width_): base score, trees, linear part. `scratch` holds
   // kBlockDocs doubled rows.
@@ -192,6 +220,9 @@ class ForestScorer {
   // Scores whole groups of kLanes documents when every tree has at most 32
   // leaves and the CPU has AVX2; smaller groups walk the trees.
   std::optional<QuickScorerForest> quick_;
+  // For one output and trees of up to 32 leaves with AVX-512 (VBMI):
+  // scores every document RapidScorer leaves, two at a time.
+  std::optional<DenseScorerForest> dense_;
   // For one output and trees of up to 64 leaves with AVX-512: scores groups
   // of 64 documents before quick_ or the walks take the rest.
   std::optional<RapidScorerForest> rapid_;
@@ -203,6 +234,21 @@ class ForestScorer {
   std::vector<double> chain_values_;
   std::vector<size_t> chain_block_begin_;
   std::vector<int32_t> chain_min_rounds_;
+  // Lane chains: nodes_ with global child indices, where a leaf of tree t
+  // records itself as tree t's exit and moves to the root of tree t + 8
+  // (the parking node, last, when there is none), or makes that root's
+  // move when it splits. Empty when not used.
+  struct LaneNode {
+    uint32_t threshold;
+    uint32_t child;         // global index of the left child
+    uint32_t value_offset;  // byte offset of the slot in a doubled row
+    uint32_t record;        // tree of a leaf; num_trees() otherwise
+  };
+  std::vector<LaneNode> lane_nodes_;
+  std::vector<double> lane_values_;         // leaf value per node
+  std::vector<uint32_t> lane_first_roots_;  // per lane
+  uint32_t lane_parking_ = 0;
+  int32_t lane_min_rounds_ = 0;
 };
 
 }  // namespace plrank

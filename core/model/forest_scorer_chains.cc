@@ -25,18 +25,26 @@ void ForestScorer::BuildChains() {
       const size_t tree_first = first + tree_roots_[t];
       const size_t tree_last =
           t + 1 < tree_block_begin_[b + 1] ? first + tree_roots_[t + 1] : last;
-      // A leaf's step adds its value and moves to the next tree's root.
+      // A leaf's step adds its value and moves to the next tree's root; when
+      // that root is a split, the leaf takes the root's fields instead, so
+      // its step also makes the next tree's first move (one step fewer per
+      // tree). A single-leaf next tree keeps the plain step, as its own
+      // value must be added too.
+      const bool has_next = t + 1 < tree_block_begin_[b + 1];
       const uint16_t next =
-          t + 1 < tree_block_begin_[b + 1] ? static_cast<uint16_t>(tree_roots_[t + 1])
-                                           : parking;
+          has_next ? static_cast<uint16_t>(tree_roots_[t + 1]) : parking;
+      const bool merge =
+          has_next && nodes_[first + next].threshold != kLeafThreshold;
+      const Node leaf_step =
+          merge ? nodes_[first + next] : Node{kLeafThreshold, 0, next};
       for (size_t n = tree_first; n < tree_last; ++n) {
         const bool leaf = nodes_[n].threshold == kLeafThreshold;
-        chain_nodes_.push_back(leaf ? Node{kLeafThreshold, 0, next} : nodes_[n]);
+        chain_nodes_.push_back(leaf ? leaf_step : nodes_[n]);
         // x + -0.0 == x for every x (even -0.0), so internal steps change
         // no sum.
         chain_values_.push_back(leaf ? node_values_[n] : -0.0);
       }
-      min_rounds += tree_shallowest_leaf_[t] + 1;
+      min_rounds += tree_shallowest_leaf_[t] + (merge ? 0 : 1);
     }
     chain_nodes_.push_back({kLeafThreshold, 0, parking});
     chain_values_.push_back(-0.0);

@@ -1,7 +1,7 @@
 // ForestScorer's batch-size-dependent paths, bit for bit against the
 // reference: 16-document AVX-512 QuickScorer groups and their padded
-// remainders, 8-document AVX2 groups, and small batches walking several
-// trees per document at once.
+// remainders (with the dense path off, or with several outputs), 8-document
+// AVX2 groups, and small batches walking several trees per document at once.
 
 #include <cstdint>
 #include <cstring>
@@ -57,20 +57,26 @@ TEST(ForestScorerPathsTest, QuickScorerEveryBatchRemainder) {
       model.trees[1] = testing::RandomTree(rng, 32, features);
       model.trees[2] = testing::RandomTree(rng, 1, features);
       if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.4, &model);
-      absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
-      ASSERT_TRUE(scorer.ok()) << scorer.status();
-      EXPECT_EQ(scorer->uses_quick_scorer(),
-                __builtin_cpu_supports("avx2") != 0);
       const size_t max_docs = 300;
       const std::vector<float> rows =
           testing::RowsNearZero(rng, max_docs, features, 0.2);
-      for (size_t docs = 1; docs <= 40; ++docs) {
-        ExpectRawMatches(*scorer, model, rows, docs, 0);
-      }
-      for (size_t docs : {size_t{127}, size_t{128}, size_t{129}, size_t{141},
-                          size_t{300}}) {
-        for (int32_t requested : {0, 7 * outputs}) {
-          ExpectRawMatches(*scorer, model, rows, docs, requested);
+      // With the dense path off, single-output batches take QuickScorer
+      // too (forest_scorer_dense_test.cc covers the dense path).
+      for (auto dense : {ForestScorer::DenseScoring::kAllow,
+                         ForestScorer::DenseScoring::kOff}) {
+        absl::StatusOr<ForestScorer> scorer =
+            ForestScorer::Create(model, dense);
+        ASSERT_TRUE(scorer.ok()) << scorer.status();
+        EXPECT_EQ(scorer->uses_quick_scorer(),
+                  __builtin_cpu_supports("avx2") != 0);
+        for (size_t docs = 1; docs <= 40; ++docs) {
+          ExpectRawMatches(*scorer, model, rows, docs, 0);
+        }
+        for (size_t docs : {size_t{127}, size_t{128}, size_t{129}, size_t{141},
+                            size_t{300}}) {
+          for (int32_t requested : {0, 7 * outputs}) {
+            ExpectRawMatches(*scorer, model, rows, docs, requested);
+          }
         }
       }
     }
@@ -112,6 +118,46 @@ TEST(ForestScorerPathsTest, SmallBatchWalksMatchReference) {
               model, &rows[i * features], 0, model.trees.size());
           EXPECT_EQ(std::memcmp(&expected, &score, sizeof(double)), 0) << i;
         }
+      }
+    }
+  }
+}
+
+// Single documents through the lane chains (single output, trees the dense
+// path does not take, or dense off): fewer trees than lanes, exactly 8, 9
+// and many (several tree blocks), single-leaf trees, deep trees, NaNs and
+// zero-as-missing splits, batches ending in one document after groups of
+// 8, and tree prefixes (which walk in lockstep instead).
+TEST(ForestScorerPathsTest, LaneChainsMatchReference) {
+  std::mt19937_64 rng(8888);
+  const int32_t features = 6;
+  for (int32_t iterations : {1, 3, 8, 9, 200}) {
+    for (int32_t max_leaves : {1, 20, 255}) {
+      Ensemble model =
+          testing::RandomEnsemble(rng, iterations, max_leaves, features);
+      model.trees[0] = testing::RandomTree(rng, max_leaves, features);
+      if (iterations > 2)
+        model.trees[2] = testing::RandomTree(rng, 1, features);
+      testing::AddZeroAsMissing(rng, 0.2, &model);
+      // 20-leaf trees take the dense path unless it is off.
+      absl::StatusOr<ForestScorer> scorer =
+          ForestScorer::Create(model, ForestScorer::DenseScoring::kOff);
+      ASSERT_TRUE(scorer.ok()) << scorer.status();
+      const std::vector<float> rows =
+          testing::RowsNearZero(rng, 40, features, 0.25);
+      for (size_t docs : {size_t{1}, size_t{9}, size_t{17}, size_t{33}}) {
+        for (int32_t requested : {0, iterations / 2}) {
+          ExpectRawMatches(*scorer, model, rows, docs, requested);
+        }
+      }
+      for (size_t i = 0; i < 40; ++i) {
+        double score = 0;
+        scorer->Score(absl::MakeConstSpan(&rows[i * features], features), 1,
+                      absl::MakeSpan(&score, 1));
+        const double expected = testing::ReferenceRaw(
+            model, &rows[i * features], 0, model.trees.size());
+        EXPECT_EQ(std::memcmp(&expected, &score, sizeof(double)), 0)
+            << iterations << " x " << max_leaves << " doc " << i;
       }
     }
   }

@@ -84,16 +84,22 @@ TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
       model.trees[0] = testing::RandomTree(rng, max_leaves, features);
       model.trees[1] = testing::RandomTree(rng, 1, features);
       if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.3, &model);
-      absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
-      ASSERT_TRUE(scorer.ok()) << scorer.status();
-      EXPECT_EQ(scorer->uses_rapid_scorer(), CpuRunsRapidScorer());
       const std::vector<float> rows = TestRows(rng, 400, features);
-      for (size_t docs = 1; docs <= 140; ++docs) {
-        ExpectMatches(*scorer, model, rows, docs, 0);
-      }
-      for (size_t docs : {size_t{191}, size_t{256}, size_t{400}}) {
-        for (int32_t requested : {0, 1, 17, 70}) {
-          ExpectMatches(*scorer, model, rows, docs, requested);
+      // Remainders go to the dense path (up to 32 leaves) or, with it off,
+      // to QuickScorer and the walks.
+      for (auto dense : {ForestScorer::DenseScoring::kAllow,
+                         ForestScorer::DenseScoring::kOff}) {
+        absl::StatusOr<ForestScorer> scorer =
+            ForestScorer::Create(model, dense);
+        ASSERT_TRUE(scorer.ok()) << scorer.status();
+        EXPECT_EQ(scorer->uses_rapid_scorer(), CpuRunsRapidScorer());
+        for (size_t docs = 1; docs <= 140; ++docs) {
+          ExpectMatches(*scorer, model, rows, docs, 0);
+        }
+        for (size_t docs : {size_t{191}, size_t{256}, size_t{400}}) {
+          for (int32_t requested : {0, 1, 17, 70}) {
+            ExpectMatches(*scorer, model, rows, docs, requested);
+          }
         }
       }
     }
