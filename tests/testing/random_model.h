@@ -182,6 +182,24 @@ inline std::vector<float> RowsNearZero(std::mt19937_64& rng, size_t num_docs,
   return rows;
 }
 
+// RowsNearZero with 15% NaN, then 3% of the values replaced by +-infinity:
+// the scorer tests' rows (values on the threshold grid, at zero, missing
+// and infinite).
+inline std::vector<float> RowsNearZeroWithInfinities(std::mt19937_64& rng,
+                                                     size_t num_docs,
+                                                     int32_t num_features) {
+  std::vector<float> rows = RowsNearZero(rng, num_docs, num_features, 0.15);
+  std::bernoulli_distribution infinite(0.03);
+  std::bernoulli_distribution negative(0.5);
+  for (float& value : rows) {
+    if (infinite(rng)) {
+      value = negative(rng) ? -std::numeric_limits<float>::infinity()
+                            : std::numeric_limits<float>::infinity();
+    }
+  }
+  return rows;
+}
+
 // Recursive traversal straight from the Ensemble, as the format defines it.
 inline double ReferenceTree(const Tree& tree, int32_t node, const float* row) {
   if (tree.num_internal_nodes() == 0) return tree.leaf_value[0];

@@ -56,21 +56,6 @@ void ExpectMatches(const ForestScorer& scorer, const Ensemble& model,
   }
 }
 
-// Rows near zero and on the threshold grid, with NaNs and infinities.
-std::vector<float> TestRows(std::mt19937_64& rng, size_t docs,
-                            int32_t features) {
-  std::vector<float> rows = testing::RowsNearZero(rng, docs, features, 0.15);
-  std::bernoulli_distribution infinite(0.03);
-  std::bernoulli_distribution negative(0.5);
-  for (float& value : rows) {
-    if (infinite(rng)) {
-      value = negative(rng) ? -std::numeric_limits<float>::infinity()
-                            : std::numeric_limits<float>::infinity();
-    }
-  }
-  return rows;
-}
-
 // Forests of 130 trees (two whole 64-tree groups and a partial one) whose
 // largest tree has 1, 2, 9, 31 or 32 leaves, single-leaf trees among them,
 // with and without zero-as-missing splits, splitting on 9 of 12 declared
@@ -92,7 +77,7 @@ TEST(ForestScorerDenseTest, MatchesReferenceEveryBatchSize) {
       model.trees[1] = testing::RandomTree(rng, 1, split_features);
       model.trees[64] = testing::RandomTree(rng, 1, split_features);
       if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.3, &model);
-      const std::vector<float> rows = TestRows(rng, 300, model.num_features);
+      const std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 300, model.num_features);
       for (auto dense : {ForestScorer::DenseScoring::kAllow,
                          ForestScorer::DenseScoring::kOff}) {
         absl::StatusOr<ForestScorer> scorer =
@@ -147,7 +132,7 @@ TEST(ForestScorerDenseTest, WideBinTablesAndMostThresholdsPerSlot) {
     ASSERT_TRUE(scorer.ok()) << scorer.status();
     EXPECT_EQ(scorer->uses_dense_scorer(),
               distinct <= 255 && CpuRunsDenseScorer());
-    std::vector<float> rows = TestRows(rng, 200, features);
+    std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 200, features);
     std::uniform_int_distribution<int32_t> pick(0, distinct - 1);
     std::bernoulli_distribution exact(0.5);
     for (size_t i = 0; i < rows.size(); i += features) {
@@ -183,7 +168,7 @@ TEST(ForestScorerDenseTest, DeclinesMoreThan256Slots) {
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   EXPECT_FALSE(scorer->uses_dense_scorer());
-  const std::vector<float> rows = TestRows(rng, 20, features);
+  const std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 20, features);
   for (size_t docs : {size_t{1}, size_t{2}, size_t{20}}) {
     ExpectMatches(*scorer, model, rows, docs, 0);
   }

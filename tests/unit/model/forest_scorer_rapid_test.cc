@@ -54,21 +54,6 @@ void ExpectMatches(const ForestScorer& scorer, const Ensemble& model,
   }
 }
 
-// Rows near zero and on the threshold grid, plus some infinities.
-std::vector<float> TestRows(std::mt19937_64& rng, size_t docs,
-                            int32_t features) {
-  std::vector<float> rows = testing::RowsNearZero(rng, docs, features, 0.15);
-  std::bernoulli_distribution infinite(0.03);
-  std::bernoulli_distribution negative(0.5);
-  for (float& value : rows) {
-    if (infinite(rng)) {
-      value = negative(rng) ? -std::numeric_limits<float>::infinity()
-                            : std::numeric_limits<float>::infinity();
-    }
-  }
-  return rows;
-}
-
 // Forests whose largest tree has 1, 8, 9, 31, 32, 33, 57 and 64 leaves (one
 // to eight bitvector bytes, left-subtree ranges across byte bounds), with
 // single-leaf and full-size trees among them, with and without
@@ -84,7 +69,7 @@ TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
       model.trees[0] = testing::RandomTree(rng, max_leaves, features);
       model.trees[1] = testing::RandomTree(rng, 1, features);
       if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.3, &model);
-      const std::vector<float> rows = TestRows(rng, 400, features);
+      const std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 400, features);
       // Remainders go to the dense path (up to 32 leaves) or, with it off,
       // to QuickScorer and the walks.
       for (auto dense : {ForestScorer::DenseScoring::kAllow,
@@ -121,7 +106,7 @@ TEST(ForestScorerRapidTest, ManyBlocksAndContinuousThresholds) {
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   EXPECT_EQ(scorer->uses_rapid_scorer(), CpuRunsRapidScorer());
-  std::vector<float> rows = TestRows(rng, 300, features);
+  std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 300, features);
   for (size_t i = 0; i < rows.size(); i += 3) {
     if (!std::isnan(rows[i])) rows[i] = continuous(rng);
   }
@@ -143,7 +128,7 @@ TEST(ForestScorerRapidTest, NotUsedOutsideItsRange) {
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(big);
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   EXPECT_FALSE(scorer->uses_rapid_scorer());
-  const std::vector<float> rows = TestRows(rng, 70, features);
+  const std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 70, features);
   ExpectMatches(*scorer, big, rows, 70, 0);
 
   Ensemble two = testing::RandomEnsemble(rng, 5, 32, features, 2);
