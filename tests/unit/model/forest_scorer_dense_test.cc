@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "core/model/forest_scorer.h"
 #include "gtest/gtest.h"
 #include "tests/testing/random_model.h"
+#include "tests/testing/scorer_reference.h"
 
 namespace plrank {
 namespace {
@@ -26,34 +26,6 @@ bool CpuRunsDenseScorer() {
   return __builtin_cpu_supports("avx512f") &&
          __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vbmi");
-}
-
-// RawScores of docs [0, docs) with `requested` trees, and Score with all,
-// against the reference, bit for bit.
-void ExpectMatches(const ForestScorer& scorer, const Ensemble& model,
-                   const std::vector<float>& rows, size_t docs,
-                   int32_t requested) {
-  const size_t features = static_cast<size_t>(model.num_features);
-  const auto doc_rows = absl::MakeConstSpan(rows).subspan(0, docs * features);
-  std::vector<double> raw(docs);
-  scorer.RawScores(doc_rows, docs, absl::MakeSpan(raw), requested);
-  std::vector<double> scores(docs);
-  scorer.Score(doc_rows, docs, absl::MakeSpan(scores));
-  const size_t used = requested > 0
-                          ? std::min<size_t>(model.trees.size(), requested)
-                          : model.trees.size();
-  for (size_t i = 0; i < docs; ++i) {
-    const double expected =
-        testing::ReferenceRaw(model, &rows[i * features], 0, used);
-    ASSERT_EQ(std::memcmp(&expected, &raw[i], sizeof(double)), 0)
-        << "batch " << docs << " doc " << i << " trees " << used
-        << ": expected " << expected << " got " << raw[i];
-    const double all = testing::ReferenceRaw(model, &rows[i * features], 0,
-                                             model.trees.size());
-    ASSERT_EQ(std::memcmp(&all, &scores[i], sizeof(double)), 0)
-        << "Score, batch " << docs << " doc " << i << ": expected " << all
-        << " got " << scores[i];
-  }
 }
 
 // Forests of 130 trees (two whole 64-tree groups and a partial one) whose
@@ -87,12 +59,13 @@ TEST(ForestScorerDenseTest, MatchesReferenceEveryBatchSize) {
                   dense == ForestScorer::DenseScoring::kAllow &&
                       CpuRunsDenseScorer());
         for (size_t docs = 1; docs <= 136; ++docs) {
-          ExpectMatches(*scorer, model, rows, docs, 0);
+          testing::ExpectScoresMatchReference(*scorer, model, rows, docs, 0);
         }
         for (size_t docs :
              {size_t{1}, size_t{2}, size_t{3}, size_t{150}, size_t{300}}) {
           for (int32_t requested : {1, 17, 63, 64, 65, 128}) {
-            ExpectMatches(*scorer, model, rows, docs, requested);
+            testing::ExpectScoresMatchReference(*scorer, model, rows, docs,
+                                                requested);
           }
         }
       }
@@ -145,7 +118,8 @@ TEST(ForestScorerDenseTest, WideBinTablesAndMostThresholdsPerSlot) {
     for (size_t docs : {size_t{1}, size_t{2}, size_t{5}, size_t{10}, size_t{64},
                         size_t{111}, size_t{200}}) {
       for (int32_t requested : {0, 100}) {
-        ExpectMatches(*scorer, model, rows, docs, requested);
+        testing::ExpectScoresMatchReference(*scorer, model, rows, docs,
+                                            requested);
       }
     }
   }
@@ -170,7 +144,7 @@ TEST(ForestScorerDenseTest, DeclinesMoreThan256Slots) {
   EXPECT_FALSE(scorer->uses_dense_scorer());
   const std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 20, features);
   for (size_t docs : {size_t{1}, size_t{2}, size_t{20}}) {
-    ExpectMatches(*scorer, model, rows, docs, 0);
+    testing::ExpectScoresMatchReference(*scorer, model, rows, docs, 0);
   }
 }
 

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "core/model/forest_scorer.h"
 #include "gtest/gtest.h"
 #include "tests/testing/random_model.h"
+#include "tests/testing/scorer_reference.h"
 
 namespace plrank {
 namespace {
@@ -24,34 +24,6 @@ bool CpuRunsRapidScorer() {
   return __builtin_cpu_supports("avx512f") &&
          __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512bitalg");
-}
-
-// Scores of docs [0, docs) with `requested` trees through RawScores, and
-// (all trees) through Score, against the reference, bit for bit.
-void ExpectMatches(const ForestScorer& scorer, const Ensemble& model,
-                   const std::vector<float>& rows, size_t docs,
-                   int32_t requested) {
-  const size_t features = static_cast<size_t>(model.num_features);
-  const auto doc_rows =
-      absl::MakeConstSpan(rows).subspan(0, docs * features);
-  std::vector<double> raw(docs);
-  scorer.RawScores(doc_rows, docs, absl::MakeSpan(raw), requested);
-  std::vector<double> scores(docs);
-  scorer.Score(doc_rows, docs, absl::MakeSpan(scores));
-  const size_t used = requested > 0
-                          ? std::min<size_t>(model.trees.size(), requested)
-                          : model.trees.size();
-  for (size_t i = 0; i < docs; ++i) {
-    const double expected =
-        testing::ReferenceRaw(model, &rows[i * features], 0, used);
-    EXPECT_EQ(std::memcmp(&expected, &raw[i], sizeof(double)), 0)
-        << "batch " << docs << " doc " << i << " trees " << used
-        << ": expected " << expected << " got " << raw[i];
-    const double all =
-        testing::ReferenceRaw(model, &rows[i * features], 0, model.trees.size());
-    EXPECT_EQ(std::memcmp(&all, &scores[i], sizeof(double)), 0)
-        << "Score, batch " << docs << " doc " << i;
-  }
 }
 
 // Forests whose largest tree has 1, 8, 9, 31, 32, 33, 57 and 64 leaves (one
@@ -79,11 +51,12 @@ TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
         ASSERT_TRUE(scorer.ok()) << scorer.status();
         EXPECT_EQ(scorer->uses_rapid_scorer(), CpuRunsRapidScorer());
         for (size_t docs = 1; docs <= 140; ++docs) {
-          ExpectMatches(*scorer, model, rows, docs, 0);
+          testing::ExpectScoresMatchReference(*scorer, model, rows, docs, 0);
         }
         for (size_t docs : {size_t{191}, size_t{256}, size_t{400}}) {
           for (int32_t requested : {0, 1, 17, 70}) {
-            ExpectMatches(*scorer, model, rows, docs, requested);
+            testing::ExpectScoresMatchReference(*scorer, model, rows, docs,
+                                                requested);
           }
         }
       }
@@ -113,7 +86,8 @@ TEST(ForestScorerRapidTest, ManyBlocksAndContinuousThresholds) {
   for (size_t docs : {size_t{1}, size_t{10}, size_t{64}, size_t{100},
                       size_t{129}, size_t{300}}) {
     for (int32_t requested : {0, 150, 600}) {
-      ExpectMatches(*scorer, model, rows, docs, requested);
+      testing::ExpectScoresMatchReference(*scorer, model, rows, docs,
+                                          requested);
     }
   }
 }
@@ -129,7 +103,7 @@ TEST(ForestScorerRapidTest, NotUsedOutsideItsRange) {
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   EXPECT_FALSE(scorer->uses_rapid_scorer());
   const std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 70, features);
-  ExpectMatches(*scorer, big, rows, 70, 0);
+  testing::ExpectScoresMatchReference(*scorer, big, rows, 70, 0);
 
   Ensemble two = testing::RandomEnsemble(rng, 5, 32, features, 2);
   scorer = ForestScorer::Create(two);
