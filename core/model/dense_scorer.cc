@@ -57,10 +57,6 @@ std::optional<DenseScorerForest> DenseScorerForest::Build(
   for (size_t t = 0; t < num_trees; ++t) {
     const Tree& tree = model.trees[t];
     double* leaf_values = forest.leaf_values_.data() + t * kMaxLeaves;
-    if (tree.num_internal_nodes() == 0) {
-      leaf_values[0] = tree.leaf_value[0];
-      continue;
-    }
     const InOrderLeaves order = NumberLeavesInOrder(tree, leaf_values);
     const size_t lane = t % kGroupTrees;
     for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
@@ -69,9 +65,7 @@ std::optional<DenseScorerForest> DenseScorerForest::Build(
       rank.slot[lane] = forest.bins_.CompactSlot(slot);
       rank.threshold[lane] =
           forest.bins_.ThresholdRank(slot, OrderKey(tree.threshold[n]));
-      const uint64_t below_end = (uint64_t{1} << order.left_end[n]) - 1;
-      const uint64_t below_begin = (uint64_t{1} << order.first_leaf[n]) - 1;
-      rank.left_leaves[lane] = static_cast<uint32_t>(below_end ^ below_begin);
+      rank.left_leaves[lane] = static_cast<uint32_t>(LeftSubtreeMask(order, n));
     }
   }
   return forest;

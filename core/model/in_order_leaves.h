@@ -19,14 +19,19 @@ struct InOrderLeaves {
   std::vector<uint32_t> left_end;    // per internal node
 };
 
-// Numbers the leaves of `tree` (which has internal nodes) in order and
-// writes their values to leaf_values[0..num_leaves). Iterative, so deep trees
-// cannot overflow the stack: state false = entering a node, true = its left
-// subtree is done, so the leaf counter is where its left range ends.
+// Numbers the leaves of `tree` in order and writes their values to
+// leaf_values[0..num_leaves); a single-leaf tree has no internal nodes and
+// one leaf. Iterative, so deep trees cannot overflow the stack: state false
+// = entering a node, true = its left subtree is done, so the leaf counter is
+// where its left range ends.
 inline InOrderLeaves NumberLeavesInOrder(const Tree& tree,
                                          double* leaf_values) {
   InOrderLeaves order{std::vector<uint32_t>(tree.num_internal_nodes()),
                       std::vector<uint32_t>(tree.num_internal_nodes())};
+  if (tree.num_internal_nodes() == 0) {
+    leaf_values[0] = tree.leaf_value[0];
+    return order;
+  }
   uint32_t next_leaf = 0;
   std::vector<std::pair<int32_t, bool>> stack = {{0, false}};
   while (!stack.empty()) {
@@ -44,6 +49,15 @@ inline InOrderLeaves NumberLeavesInOrder(const Tree& tree,
     }
   }
   return order;
+}
+
+// The leaves of internal node n's left subtree as bits of a leaf mask (the
+// bits QuickScorer clears when a document goes right there); trees of at
+// most 64 leaves.
+inline uint64_t LeftSubtreeMask(const InOrderLeaves& order, int32_t n) {
+  const uint64_t below_end = (uint64_t{1} << order.left_end[n]) - 1;
+  const uint64_t below_begin = (uint64_t{1} << order.first_leaf[n]) - 1;
+  return below_end ^ below_begin;
 }
 
 }  // namespace plrank

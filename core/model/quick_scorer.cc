@@ -64,20 +64,11 @@ void QuickScorerForest::AppendTree(const Tree& tree, size_t tree_index,
   // Number leaves left to right (in-order); a node's left subtree holds a
   // contiguous range of them.
   double* leaf_values = leaf_values_.data() + tree_index * kMaxLeaves;
-  if (tree.num_internal_nodes() == 0) {
-    leaf_values[0] = tree.leaf_value[0];
-    return;
-  }
   const InOrderLeaves order = NumberLeavesInOrder(tree, leaf_values);
-  const std::vector<uint32_t>& first_leaf = order.first_leaf;
-  const std::vector<uint32_t>& left_end = order.left_end;
   for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
-    const uint32_t end = left_end[n];
-    const uint64_t below_end = (uint64_t{1} << end) - 1;
-    const uint64_t below_begin = (uint64_t{1} << first_leaf[n]) - 1;
     const int32_t signed_key = SignedOrderKey(tree.threshold[n]);
     nodes->push_back({slots[n], signed_key,
-                      static_cast<uint32_t>(below_end ^ below_begin),
+                      static_cast<uint32_t>(LeftSubtreeMask(order, n)),
                       tree_in_block});
   }
 }

@@ -71,10 +71,6 @@ void RapidScorerForest::AppendTree(const Tree& tree, size_t tree_index,
                                    const std::vector<uint32_t>& slots,
                                    std::vector<SplitEntry>* entries) {
   double* leaf_values = leaf_values_.data() + tree_index * leaf_stride_;
-  if (tree.num_internal_nodes() == 0) {
-    leaf_values[0] = tree.leaf_value[0];
-    return;
-  }
   const InOrderLeaves order = NumberLeavesInOrder(tree, leaf_values);
   const std::vector<uint32_t>& first_leaf = order.first_leaf;
   const std::vector<uint32_t>& left_end = order.left_end;
