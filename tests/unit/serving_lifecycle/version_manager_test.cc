@@ -34,7 +34,8 @@ VersionSelector Spec(const std::string& name, int64_t version = 0,
   return {.name = name, .version = version, .label = label};
 }
 
-// Counts what the manager reports, as the server's metrics would.
+// Counts the load outcomes and promotion refusals the manager reports, as
+// the server's metrics would (the other reports are not checked here).
 class RecordingObserver final : public LifecycleObserver {
  public:
   void OnModelLoad(const std::string& model, bool success,
@@ -42,22 +43,10 @@ class RecordingObserver final : public LifecycleObserver {
     std::lock_guard<std::mutex> lock(mutex_);
     ++loads_[{model, success}];
   }
-  void OnVersionsLoaded(const std::string& model, int64_t count) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    versions_loaded_[model] = count;
-  }
-  void OnVersionAvailable(const ServableVersion& version) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++available_;
-  }
-  void OnVersionUnloaded(const std::string& model, int64_t version) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++unloaded_;
-  }
-  void OnVersionReleased(const std::string& model, int64_t version) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++released_;
-  }
+  void OnVersionsLoaded(const std::string& model, int64_t count) override {}
+  void OnVersionAvailable(const ServableVersion& version) override {}
+  void OnVersionUnloaded(const std::string& model, int64_t version) override {}
+  void OnVersionReleased(const std::string& model, int64_t version) override {}
   void OnPromotionRefused(const std::string& model,
                           const std::string& reason) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -74,32 +63,11 @@ class RecordingObserver final : public LifecycleObserver {
     auto it = refusals_.find({model, reason});
     return it == refusals_.end() ? 0 : it->second;
   }
-  int64_t versions_loaded(const std::string& model) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = versions_loaded_.find(model);
-    return it == versions_loaded_.end() ? -1 : it->second;
-  }
-  int available() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return available_;
-  }
-  int unloaded() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return unloaded_;
-  }
-  int released() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return released_;
-  }
 
  private:
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, bool>, int> loads_;
   std::map<std::pair<std::string, std::string>, int> refusals_;
-  std::map<std::string, int64_t> versions_loaded_;
-  int available_ = 0;
-  int unloaded_ = 0;
-  int released_ = 0;
 };
 
 std::vector<int64_t> Available(const VersionManager& manager,
