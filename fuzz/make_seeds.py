@@ -188,11 +188,66 @@ SERVER_CONFIG = {
 }
 
 
+def lightgbm_tree(splits, leaves):
+    """One LightGBM tree block; splits: (column, threshold, decision_type,
+    left, right)."""
+    def join(values):
+        return " ".join(str(v) for v in values)
+    return ("num_leaves=%d\nnum_cat=0\nsplit_feature=%s\nsplit_gain=%s\n"
+            "threshold=%s\ndecision_type=%s\nleft_child=%s\nright_child=%s\n"
+            "leaf_value=%s\nleaf_weight=%s\nleaf_count=%s\n"
+            "internal_value=%s\ninternal_weight=%s\ninternal_count=%s\n"
+            "is_linear=0\nshrinkage=0.1\n\n\n") % (
+        len(leaves), join(s[0] for s in splits), join("1.5" for _ in splits),
+        join(s[1] for s in splits), join(s[2] for s in splits),
+        join(s[3] for s in splits), join(s[4] for s in splits),
+        join(leaves), join("1" for _ in leaves), join("7" for _ in leaves),
+        join("0" for _ in splits), join("1" for _ in splits),
+        join("7" for _ in splits))
+
+
+def lightgbm_model(trees, columns=4, tail=""):
+    names = " ".join("Column_%d" % c for c in range(columns))
+    infos = " ".join(["none"] + ["[0:1]"] * (columns - 1))
+    text = ("tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\n"
+            "label_index=0\nmax_feature_idx=%d\nobjective=lambdarank\n"
+            "feature_names=%s\nfeature_infos=%s\ntree_sizes=%s\n\n") % (
+        columns - 1, names, infos, " ".join("100" for _ in trees))
+    for i, tree in enumerate(trees):
+        text += "Tree=%d\n%s" % (i, tree)
+    return text + "end of trees\n" + tail
+
+
+# decision_type: bit 1 default left, bits 2-3 missing type (1 zero, 2 NaN).
+LIGHTGBM_TREES = [
+    lightgbm_tree([(1, "0.5", 10, -1, 1), (2, "0.25", 4, -2, -3)],
+                  ["0.10000000000000001", "-0.20000000000000001", "0.3"]),
+    lightgbm_tree([(3, "1.0000000180025095e-35", 2, 1, -1),
+                   (1, "0.98999999999999999", 8, -2, -3)],
+                  ["-0.05", "0.125", "0.0625"]),
+]
+
+
+def lightgbm_seeds():
+    full_tail = ("\nfeature_importances:\nColumn_1=2\nColumn_2=1\nColumn_3=1\n"
+                 "\nparameters:\n[boosting: gbdt]\n[objective: lambdarank]\n"
+                 "\nend of parameters\n\npandas_categorical:null\n")
+    letor = lightgbm_model(LIGHTGBM_TREES, tail=full_tail)
+    write("lightgbm_import", "letor_columns.txt", "\x01" + letor)
+    write("lightgbm_import", "matrix_columns.txt",
+          "\x00" + lightgbm_model([lightgbm_tree(
+              [(0, "0.5", 2, -1, -2)], ["1.5", "-1.5"])], columns=2))
+    # A file cut off inside its second tree, as a crashed writer leaves it.
+    write("lightgbm_import", "half_written.txt",
+          "\x01" + letor[:letor.index("Tree=1") + 40])
+
+
 def main():
     proto_dir, model_pb2, ranker_pb2 = load_protos()
     try:
         for target in ("model_parser", "rank_request", "evaluate_request",
-                       "letor_reader", "server_config", "xgboost_import"):
+                       "letor_reader", "server_config", "xgboost_import",
+                       "lightgbm_import"):
             directory = os.path.join(CORPUS, target)
             if os.path.isdir(directory):
                 for name in os.listdir(directory):
@@ -217,6 +272,7 @@ def main():
               '"split_type":[0,0,0,0,0]}]}},"learner_model_param":{"base_score":"1E0",'
               '"num_class":"0","num_feature":"2","num_target":"1"},'
               '"objective":{"name":"reg:squarederror"}},"version":[1,7,4]}')
+        lightgbm_seeds()
     finally:
         shutil.rmtree(proto_dir)
 

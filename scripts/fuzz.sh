@@ -4,8 +4,9 @@
 # from its committed seed corpus fuzz/corpus/<target>/.
 #
 #   scripts/fuzz.sh SECONDS [TARGET...]    # TARGET: letor_reader model_parser
-#                                          # xgboost_import server_config
-#                                          # rank_request evaluate_request
+#                                          # xgboost_import lightgbm_import
+#                                          # server_config rank_request
+#                                          # evaluate_request
 #
 # Inputs the fuzzer finds interesting go to a scratch corpus under the build
 # directory (never into the committed seeds). A crash, sanitizer report,
@@ -22,8 +23,8 @@
 # (scripts/setup.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-all_targets=(letor_reader model_parser xgboost_import server_config
-  rank_request evaluate_request)
+all_targets=(letor_reader model_parser xgboost_import lightgbm_import
+  server_config rank_request evaluate_request)
 if [[ $# -lt 1 || ! $1 =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh SECONDS [TARGET...] (targets: ${all_targets[*]})" >&2
   exit 2

@@ -6,12 +6,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "core/model/ensemble.h"
 #include "core/model/model_io.h"
+#include "core/model/utf8.h"
 
 namespace plrank {
 namespace {
@@ -167,6 +171,43 @@ absl::Status ValidateTree(const Tree& tree, size_t t, int32_t num_features) {
   return absl::OkStatus();
 }
 
+// Every text of the model is UTF-8, as the artifact's string fields must be.
+absl::Status ValidateTexts(const Ensemble& model) {
+  auto refuse = [](const std::string& what, absl::string_view text) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s \"%s\" is not valid UTF-8 (model files store text as UTF-8)", what,
+        absl::CHexEscape(text)));
+  };
+  for (size_t f = 0; f < model.feature_names.size(); ++f) {
+    if (!IsValidUtf8(model.feature_names[f])) {
+      return refuse(absl::StrFormat("feature name %d", f),
+                    model.feature_names[f]);
+    }
+  }
+  if (!IsValidUtf8(model.objective))
+    return refuse("objective", model.objective);
+  for (const auto& [name, value] : model.parameters) {
+    if (!IsValidUtf8(name)) return refuse("parameter name", name);
+    if (!IsValidUtf8(value)) {
+      return refuse(absl::StrFormat("value of parameter %s", name), value);
+    }
+  }
+  for (const IterationMetrics& metrics : model.history) {
+    for (const auto* metric_map : {&metrics.train, &metrics.valid}) {
+      for (const auto& [name, value] : *metric_map) {
+        if (!IsValidUtf8(name)) return refuse("metric name", name);
+      }
+    }
+  }
+  if (!IsValidUtf8(model.train_data_hash)) {
+    return refuse("training data hash", model.train_data_hash);
+  }
+  if (!IsValidUtf8(model.valid_data_hash)) {
+    return refuse("validation data hash", model.valid_data_hash);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateEnsemble(const Ensemble& model) {
@@ -185,6 +226,7 @@ absl::Status ValidateEnsemble(const Ensemble& model) {
         absl::StrFormat("%d feature names for %d features",
                         model.feature_names.size(), model.num_features));
   }
+  if (absl::Status status = ValidateTexts(model); !status.ok()) return status;
   if (model.num_outputs < 1) {
     return absl::InvalidArgumentError(
         absl::StrFormat("num_outputs %d < 1", model.num_outputs));

@@ -452,6 +452,15 @@ TEST(LightgbmImportTest, RejectsMalformedFilesNamingTheLine) {
               "max_feature_idx=x is not an integer");
   ExpectError(replaced("\nTree=0", "\nend of trees\nTree=0"), kInvalid,
               "no trees");
+  // Text a model file cannot store (its string fields hold UTF-8 only).
+  ExpectError(replaced("Column_3\n", "C\xff\n"), kInvalid,
+              "imported model is invalid: feature name 2 \"C\\xff\" is not "
+              "valid UTF-8");
+  ExpectError(replaced("objective=lambdarank", "objective=lambdar\xe9nk"),
+              kInvalid, "objective \"lightgbm:lambdar\\xe9nk\" is not valid");
+  EXPECT_TRUE(
+      ImportLightgbmModel(replaced("Column_3\n", "caf\xc3\xa9\n"), "utf8.txt")
+          .ok());
 }
 
 // Arbitrary damage never crashes the importer: every mutated file either

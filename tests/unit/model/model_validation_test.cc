@@ -66,6 +66,42 @@ TEST(ValidateEnsembleTest, ChecksZeroAsMissingFlags) {
   ExpectInvalid(model, "tree 1 node 1: zero_as_missing 2 is not 0 or 1");
 }
 
+// Model files store text in protobuf string fields, which must be UTF-8: a
+// model with other bytes in a name would be written but not read back.
+TEST(ValidateEnsembleTest, RejectsTextThatIsNotUtf8) {
+  Ensemble model = SmallModel();
+  model.feature_names = {"caf\xc3\xa9", "bm25"};
+  model.objective = "plrank";
+  model.parameters["train"] = "/data/caf\xc3\xa9.txt";
+  EXPECT_TRUE(ValidateEnsemble(model).ok());
+  EXPECT_TRUE(SerializeModel(model).ok());
+
+  Ensemble bad_name = model;
+  bad_name.feature_names[1] = "C\xff";
+  ExpectInvalid(bad_name,
+                "feature name 1 \"C\\xff\" is not valid UTF-8 (model files "
+                "store text as UTF-8)");
+  absl::StatusOr<std::string> bytes = SerializeModel(bad_name);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_THAT(bytes.status().message(), HasSubstr("feature name 1"));
+
+  Ensemble bad_objective = model;
+  bad_objective.objective = "lightgbm:\xe9";
+  ExpectInvalid(bad_objective, "objective \"lightgbm:\\xe9\" is not valid");
+  Ensemble bad_value = model;
+  bad_value.parameters["train"] = "/data/caf\xe9.txt";
+  ExpectInvalid(bad_value, "value of parameter train");
+  Ensemble bad_key = model;
+  bad_key.parameters["\xc0\xaf"] = "1";
+  ExpectInvalid(bad_key, "parameter name");
+  Ensemble bad_metric = model;
+  bad_metric.history.push_back({1, 0.5, {{"ndcg@\x80", 0.5}}, {}});
+  ExpectInvalid(bad_metric, "metric name");
+  Ensemble bad_hash = model;
+  bad_hash.valid_data_hash = "\xed\xa0\x80";
+  ExpectInvalid(bad_hash, "validation data hash");
+}
+
 // A model file is untrusted: its declared feature count is capped, since
 // nothing in the payload needs to back it.
 TEST(ValidateEnsembleTest, RejectsDeclaredFeatureCountsAboveTheCap) {
