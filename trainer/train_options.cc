@@ -14,6 +14,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -21,6 +22,7 @@
 #include "common/data_flags.h"
 #include "common/flag_parsing.h"
 #include "common/program.h"
+#include "core/model/utf8.h"
 #include "core/objectives/objective.h"
 #include "core/objectives/registry.h"
 #include "core/pipeline/linear_trainers.h"
@@ -285,10 +287,14 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   }
   job.log_period = absl::GetFlag(FLAGS_quiet) ? 0 : absl::GetFlag(FLAGS_log_period);
 
-  // The artifact records every flag of this program, as given or defaulted.
+  // The artifact records every flag of this program, as given or defaulted;
+  // its text fields hold UTF-8 only, so a value that is not (a Latin-1 file
+  // name, say) is recorded C-escaped rather than failing the save.
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     if (IsTrainFlag(*flag)) {
-      job.parameters[std::string(name)] = flag->CurrentValue();
+      const std::string value = flag->CurrentValue();
+      job.parameters[std::string(name)] =
+          plrank::IsValidUtf8(value) ? value : absl::CHexEscape(value);
     }
   }
   // What 'auto' resolved to, so the artifact says which gain was used.

@@ -96,6 +96,26 @@ TEST_F(CliTest, HugeFeatureIndexFailsWithFileAndLine) {
   EXPECT_THAT(result.err, HasSubstr("--max_feature_index=100000"));
 }
 
+// Model files hold text as UTF-8; a data file whose name is not (Latin-1
+// "caf\xe9") still trains, and the model it writes loads: the recorded flag
+// value is C-escaped.
+TEST_F(CliTest, FileNamesThatAreNotUtf8AreRecordedEscaped) {
+  const std::string latin1 = dir_.File("caf\xe9.train");
+  WriteFile(latin1, ReadWholeFile(prefix_ + ".train"));
+  const std::string model = dir_.File("latin1.plrank");
+  const CommandResult train = RunCommand(
+      {BinPath("plrank-train"), "--train=" + latin1, "--trees=3", "--leaves=4",
+       "--min_data_in_leaf=5", "--quiet", "--model_out=" + model});
+  ASSERT_EQ(train.exit_code, 0) << train.err;
+  const std::string bytes = ReadWholeFile(model);
+  EXPECT_THAT(bytes, HasSubstr("caf\\xe9.train"));
+  EXPECT_THAT(bytes, Not(HasSubstr("caf\xe9.train")));
+  const CommandResult eval =
+      RunCommand({BinPath("plrank-eval"), "--model=" + model,
+                  "--data=" + prefix_ + ".test"});
+  EXPECT_EQ(eval.exit_code, 0) << eval.err;
+}
+
 TEST_F(CliTest, UnknownFlagIsRejected) {
   const CommandResult result = Train({"--no_such_flag=1"});
   EXPECT_NE(result.exit_code, 0);
