@@ -57,6 +57,8 @@ struct LightgbmImportOptions {
 //   - objective = "lightgbm:" + LightGBM's objective name; parameters
 //     record the source ("lightgbm v4"), the full objective line and the
 //     column mapping; feature names are copied from first_feature_column on.
+//     Model files store text as UTF-8: a feature name or objective with
+//     other bytes is refused (ValidateEnsemble), not written unreadable.
 absl::StatusOr<Ensemble> ImportLightgbmModel(
     std::string_view text, const std::string& name_for_errors,
     const LightgbmImportOptions& options = {});

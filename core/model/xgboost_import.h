@@ -30,7 +30,8 @@ namespace plrank {
 // counts). Nodes are renumbered by a walk from the root, so pruned (deleted)
 // nodes are dropped. objective = "xgboost:" + XGBoost's objective name;
 // parameters["source"] = "xgboost <version>"; feature_names are copied when
-// the model has them.
+// the model has them (text that is not UTF-8 is refused: model files store
+// text as UTF-8).
 absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text);
 
 // Reads `path` and imports it as above.
