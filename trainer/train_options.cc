@@ -22,7 +22,7 @@
 #include "common/data_flags.h"
 #include "common/flag_parsing.h"
 #include "common/program.h"
-#include "core/model/utf8.h"
+#include "core/data/utf8.h"
 #include "core/objectives/objective.h"
 #include "core/objectives/registry.h"
 #include "core/pipeline/linear_trainers.h"

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -10,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "core/data/file_io.h"
+#include "core/data/utf8.h"
 
 namespace plrank {
 namespace {
@@ -38,6 +40,14 @@ absl::StatusOr<std::vector<std::string>> ReadFeatureNamesFile(
       return absl::InvalidArgumentError(
           absl::StrCat(path, ":", i + 1, ": names feature ", i + 1,
                        ", but the data has ", num_features, " features"));
+    }
+    // Model files store names as UTF-8; refusing here, before training,
+    // beats a model that cannot be saved after it.
+    if (!IsValidUtf8(std::string_view(name.data(), name.size()))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ":", i + 1,
+          ": feature name is not valid UTF-8 (model files store text as "
+          "UTF-8)"));
     }
     names[i] = std::string(name);
   }

@@ -12,8 +12,9 @@ namespace plrank {
 // feature i, i.e. the model's feature i - 1. Surrounding whitespace is
 // dropped; an empty line leaves that feature unnamed. The result has
 // num_features entries (missing trailing lines are unnamed). More named
-// lines than num_features is InvalidArgument naming the file and line; an
-// unreadable file is the reader's error.
+// lines than num_features, or a name that is not UTF-8 (model files store
+// text as UTF-8), is InvalidArgument naming the file and line; an unreadable
+// file is the reader's error.
 absl::StatusOr<std::vector<std::string>> ReadFeatureNamesFile(
     const std::string& path, int32_t num_features);
 

@@ -13,9 +13,9 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "core/data/utf8.h"
 #include "core/model/ensemble.h"
 #include "core/model/model_io.h"
-#include "core/model/utf8.h"
 
 namespace plrank {
 namespace {

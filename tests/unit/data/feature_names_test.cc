@@ -40,6 +40,22 @@ TEST(ReadFeatureNamesFile, MoreNamesThanFeaturesNamesFileAndLine) {
   EXPECT_TRUE(ReadFeatureNamesFile(padded, 2).ok());
 }
 
+// Model files store names as UTF-8, so a Latin-1 name fails here, before
+// training, rather than when the trained model is saved.
+TEST(ReadFeatureNamesFile, NamesThatAreNotUtf8NameFileAndLine) {
+  const std::string utf8 = WriteFile("names_utf8.txt", "bm25\ncaf\xc3\xa9\n");
+  absl::StatusOr<std::vector<std::string>> names =
+      ReadFeatureNamesFile(utf8, 2);
+  ASSERT_TRUE(names.ok()) << names.status();
+  EXPECT_THAT(*names, ElementsAre("bm25", "caf\xc3\xa9"));
+  const std::string latin1 = WriteFile("names_latin1.txt", "bm25\ncaf\xe9\n");
+  names = ReadFeatureNamesFile(latin1, 2);
+  ASSERT_FALSE(names.ok());
+  EXPECT_EQ(names.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(names.status().message(),
+              HasSubstr(latin1 + ":2: feature name is not valid UTF-8"));
+}
+
 TEST(ReadFeatureNamesFile, MissingFileIsNotFoundAndNamed) {
   absl::StatusOr<std::vector<std::string>> names =
       ReadFeatureNamesFile(::testing::TempDir() + "/no_names.txt", 2);

@@ -1,5 +1,5 @@
-#ifndef PLRANK_CORE_MODEL_UTF8_H_
-#define PLRANK_CORE_MODEL_UTF8_H_
+#ifndef PLRANK_CORE_DATA_UTF8_H_
+#define PLRANK_CORE_DATA_UTF8_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -49,4 +49,4 @@ inline bool IsValidUtf8(std::string_view text) {
 
 }  // namespace plrank
 
-#endif  // PLRANK_CORE_MODEL_UTF8_H_
+#endif  // PLRANK_CORE_DATA_UTF8_H_

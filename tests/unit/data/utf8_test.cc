@@ -1,4 +1,4 @@
-#include "core/model/utf8.h"
+#include "core/data/utf8.h"
 
 #include <string>
 
