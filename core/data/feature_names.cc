@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -43,7 +42,7 @@ absl::StatusOr<std::vector<std::string>> ReadFeatureNamesFile(
     }
     // Model files store names as UTF-8; refusing here, before training,
     // beats a model that cannot be saved after it.
-    if (!IsValidUtf8(std::string_view(name.data(), name.size()))) {
+    if (!IsValidUtf8(name)) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ":", i + 1,
           ": feature name is not valid UTF-8 (model files store text as "

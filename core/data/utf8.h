@@ -3,7 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
+
+#include "absl/strings/string_view.h"
 
 namespace plrank {
 
@@ -11,7 +12,7 @@ namespace plrank {
 // surrogates, nothing above U+10FFFF). Model artifacts store text in
 // protobuf string fields, whose parser refuses anything else: a model with
 // other bytes in a name would be written but could not be read back.
-inline bool IsValidUtf8(std::string_view text) {
+inline bool IsValidUtf8(absl::string_view text) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
   const size_t size = text.size();
   size_t i = 0;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "core/data/file_io.h"
+#include "core/data/utf8.h"
 #include "core/model/lightgbm_text.h"
 #include "core/model/lightgbm_tree.h"
 #include "core/model/model_io.h"
@@ -128,6 +129,13 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
           absl::StrFormat("%s has %d entries for max_feature_idx=%d", key,
                           entries.size(), *max_feature_idx));
     }
+    // The names become model text, which model files store as UTF-8.
+    if (names.empty() && !IsValidUtf8((*field)->value)) {
+      return errors.Malformed(
+          (*field)->line,
+          "feature_names is not valid UTF-8 (model files store text as "
+          "UTF-8)");
+    }
     if (names.empty()) names = entries;
   }
   const int32_t num_columns = static_cast<int32_t>(*max_feature_idx + 1);
@@ -210,6 +218,11 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
 
   std::string objective;
   if (const Field* field = Find(header, "objective"); field != nullptr) {
+    if (!IsValidUtf8(field->value)) {
+      return errors.Malformed(
+          field->line,
+          "objective is not valid UTF-8 (model files store text as UTF-8)");
+    }
     objective = std::string(field->value);
   }
   const std::string objective_name =

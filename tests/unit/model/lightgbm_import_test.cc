@@ -454,10 +454,10 @@ TEST(LightgbmImportTest, RejectsMalformedFilesNamingTheLine) {
               "no trees");
   // Text a model file cannot store (its string fields hold UTF-8 only).
   ExpectError(replaced("Column_3\n", "C\xff\n"), kInvalid,
-              "imported model is invalid: feature name 2 \"C\\xff\" is not "
-              "valid UTF-8");
+              "bad.txt:8: LightGBM model: feature_names is not valid UTF-8 "
+              "(model files store text as UTF-8)");
   ExpectError(replaced("objective=lambdarank", "objective=lambdar\xe9nk"),
-              kInvalid, "objective \"lightgbm:lambdar\\xe9nk\" is not valid");
+              kInvalid, "bad.txt:7: LightGBM model: objective is not valid");
   EXPECT_TRUE(
       ImportLightgbmModel(replaced("Column_3\n", "caf\xc3\xa9\n"), "utf8.txt")
           .ok());
