@@ -260,9 +260,12 @@ def main():
         for name, text in SERVER_CONFIG.items():
             write("server_config", name, text)
         testdata = os.path.join(ROOT, "tests", "unit", "model", "testdata")
-        for name in ("xgb_rank_small.json", "xgb_logistic_small.json"):
+        for name in ("xgb_rank_small.json", "xgb_logistic_small.json",
+                     "xgb_rank_small.ubj", "xgb_logistic_small.ubj"):
             with open(os.path.join(testdata, name), "rb") as f:
                 write("xgboost_import", name, f.read())
+        write("xgboost_import", "typed_nulls.ubj",
+              b"{i\x07learner[$Z#L\x40" + b"\x00" * 7 + b"}")
         write("xgboost_import", "one_split.json",
               '{"learner":{"feature_names":[],"gradient_booster":{"name":"gbtree",'
               '"model":{"trees":[{"tree_param":{"num_nodes":"5","num_deleted":"2"},'

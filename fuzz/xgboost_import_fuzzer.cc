@@ -1,6 +1,6 @@
-// Fuzzes the XGBoost JSON model importer (core/model/xgboost_import.h:
+// Fuzzes the XGBoost model importer (core/model/xgboost_import.h:
 // ImportXgboostJsonModel; plrank-convert's path). The whole input is the
-// JSON text.
+// model file: JSON, or UBJSON when its bytes say so (seeds of both).
 // Invariants: no exception escapes (libFuzzer reports an uncaught one as a
 // crash); an imported model passes ValidateEnsemble, serializes, parses
 // back, flattens, and scores an all-zero and an all-missing row finite

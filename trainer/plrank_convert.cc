@@ -1,6 +1,6 @@
-// plrank-convert: turns an XGBoost 1.7 JSON model or a LightGBM text model
-// into a PLRank model artifact, so existing XGBoost and LightGBM rankers are
-// served by plrank-server.
+// plrank-convert: turns an XGBoost 1.7 JSON or UBJSON model or a LightGBM text
+// model into a PLRank model artifact, so existing XGBoost and LightGBM rankers
+// are served by plrank-server.
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -16,7 +16,9 @@
 #include "trainer/cli/cli_common.h"
 
 ABSL_FLAG(std::string, xgboost_json, "",
-          "XGBoost model saved as JSON (Booster.save_model(\"m.json\")).");
+          "XGBoost model saved as JSON (Booster.save_model(\"m.json\")) or "
+          "UBJSON (save_model(\"m.ubj\")); the format is told from the "
+          "bytes.");
 ABSL_FLAG(std::string, lightgbm_model, "",
           "LightGBM model saved as text (Booster.save_model(\"m.txt\") or the "
           "CLI's output_model).");

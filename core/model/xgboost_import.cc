@@ -7,7 +7,6 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,16 +17,12 @@
 #include "absl/strings/str_join.h"
 #include "core/data/file_io.h"
 #include "core/model/model_io.h"
+#include "core/model/xgboost_json.h"
 
 namespace plrank {
 namespace {
 
-// Floats parse straight from their decimal text into float (XGBoost writes
-// the shortest text that reads back as the same float), so thresholds and
-// leaves are XGBoost's exact values; a detour through double could round
-// twice.
-using Json = nlohmann::basic_json<std::map, std::vector, std::string, bool,
-                                  std::int64_t, std::uint64_t, float>;
+using Json = XgboostJson;
 
 // How an objective turns the stored base_score into the base margin, as
 // XGBoost 1.7's ObjFunction::ProbToMargin does (in float).
@@ -300,12 +295,9 @@ absl::StatusOr<float> BaseMarginOf(BaseMargin kind, float base_score) {
 }  // namespace
 
 absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text) {
-  const Json root = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) {
-    return Malformed(
-        "not valid JSON (UBJSON and binary models are not "
-        "supported; save the model with a .json name)");
-  }
+  absl::StatusOr<Json> parsed = ParseXgboostDocument(json_text);
+  if (!parsed.ok()) return Malformed(std::string(parsed.status().message()));
+  const Json& root = *parsed;
   absl::StatusOr<const Json*> learner = Require(root, "learner", "model");
   if (!learner.ok()) return learner.status();
 

@@ -9,7 +9,9 @@
 namespace plrank {
 
 // Imports a model saved by XGBoost 1.7 in its JSON format
-// (Booster.save_model("m.json") / XGBoosterSaveModel with a .json name), so
+// (Booster.save_model("m.json") / XGBoosterSaveModel with a .json name) or
+// its Universal Binary JSON format (save_model("m.ubj"); told apart by the
+// bytes, see ParseXgboostDocument), so
 // ForestScorer serves it and reproduces XGBoost's margin output
 // (predict(output_margin=True)) up to float rounding: XGBoost sums in float,
 // the scorer in double.
@@ -20,7 +22,8 @@ namespace plrank {
 // reg:absoluteerror (base margin = base_score), reg:logistic (logit of
 // base_score), reg:gamma, reg:tweedie (log of base_score). Anything else
 // (dart, gblinear, multi-class or multi-target models, categorical splits,
-// UBJSON) is an InvalidArgument/Unimplemented error; no exception escapes.
+// the binary format of before 1.6) is an InvalidArgument/Unimplemented
+// error; no exception escapes.
 //
 // Mapping: XGBoost sends x left when x < split_condition; the Ensemble when
 // x <= threshold, so threshold = nextafter(split_condition, -inf) as floats

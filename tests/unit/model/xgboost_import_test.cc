@@ -3,20 +3,23 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/status/status.h"
 #include "core/model/ensemble.h"
 #include "core/model/forest_scorer.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace plrank {
 namespace {
+
+using ::testing::HasSubstr;
 
 // Fixtures made by XGBoost 1.7.4 itself (C API, tree_method=hist,
 // grow_policy=lossguide, max_leaves=8, NaNs in features 4-6 so both default
@@ -53,9 +56,13 @@ ExpectedRows ReadExpected(const std::string& path, int32_t features) {
   return expected;
 }
 
-void ExpectScoresMatchXgboost(const std::string& name, double base_margin) {
+// `extension`: ".json", or ".ubj" (UBJSON: the same models as XGBoost
+// 1.7.4 writes them with XGBoosterSaveModelToBuffer({"format": "ubj"}),
+// which save_model("m.ubj") calls).
+void ExpectScoresMatchXgboost(const std::string& name, double base_margin,
+                              const std::string& extension = ".json") {
   absl::StatusOr<Ensemble> model =
-      ImportXgboostJsonFile(TestdataPath(name + ".json"));
+      ImportXgboostJsonFile(TestdataPath(name + extension));
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(model->num_features, 7);
   ASSERT_EQ(model->base_score.size(), 1u);
@@ -92,6 +99,61 @@ TEST(XgboostImportTest, RankPairwiseMarginsMatchXgboost) {
     EXPECT_EQ(tree.num_leaves(), 8);
     EXPECT_EQ(tree.split_gain.size(), 7u);
   }
+}
+
+// UBJSON files import into the same trees, bit for bit, as the JSON files
+// of the same models, and score as XGBoost did.
+TEST(XgboostImportTest, UbjsonModelsImportAsTheirJson) {
+  for (const char* name : {"xgb_rank_small", "xgb_logistic_small"}) {
+    absl::StatusOr<Ensemble> json =
+        ImportXgboostJsonFile(TestdataPath(std::string(name) + ".json"));
+    absl::StatusOr<Ensemble> ubjson =
+        ImportXgboostJsonFile(TestdataPath(std::string(name) + ".ubj"));
+    ASSERT_TRUE(json.ok()) << json.status();
+    ASSERT_TRUE(ubjson.ok()) << ubjson.status();
+    EXPECT_EQ(ubjson->objective, json->objective);
+    EXPECT_EQ(ubjson->base_score, json->base_score);
+    EXPECT_EQ(ubjson->parameters, json->parameters);
+    ASSERT_EQ(ubjson->trees.size(), json->trees.size());
+    for (size_t t = 0; t < json->trees.size(); ++t) {
+      const Tree& a = ubjson->trees[t];
+      const Tree& b = json->trees[t];
+      EXPECT_EQ(a.split_feature, b.split_feature) << name << " tree " << t;
+      EXPECT_EQ(a.threshold, b.threshold) << name << " tree " << t;
+      EXPECT_EQ(a.default_left, b.default_left) << name << " tree " << t;
+      EXPECT_EQ(a.left_child, b.left_child) << name << " tree " << t;
+      EXPECT_EQ(a.right_child, b.right_child) << name << " tree " << t;
+      EXPECT_EQ(a.leaf_value, b.leaf_value) << name << " tree " << t;
+      EXPECT_EQ(a.split_gain, b.split_gain) << name << " tree " << t;
+    }
+  }
+  ExpectScoresMatchXgboost("xgb_rank_small", 0.5, ".ubj");
+}
+
+// A few bytes of UBJSON can claim 2^62 elements that cost no byte each
+// (typed arrays of nulls or booleans); the reader stops at once instead of
+// building them, and a count beyond any container's size throws nothing.
+TEST(XgboostImportTest, RejectsUbjsonClaimingMoreValuesThanItsBytes) {
+  const std::string huge_count("L\x40\x00\x00\x00\x00\x00\x00\x00", 9);
+  const std::string max_count("L\x7f\xff\xff\xff\xff\xff\xff\xff", 9);
+  for (const std::string& bad : {"{i\x07learner[$Z#" + huge_count + "}",
+                                 "{i\x07learner[$T#" + huge_count + "}",
+                                 "{i\x07learner[$F#" + max_count + "}",
+                                 "{i\x07learner{#" + max_count + "}",
+                                 "{i\x07learner[#" + max_count + "]}"}) {
+    absl::StatusOr<Ensemble> result = ImportXgboostJsonModel(bad);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(result.status().message(),
+                HasSubstr("claims more values than its bytes hold"));
+  }
+  std::ifstream file(TestdataPath("xgb_rank_small.ubj"), std::ios::binary);
+  const std::string ubjson((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+  ASSERT_GT(ubjson.size(), 1000u);
+  absl::StatusOr<Ensemble> cut = ImportXgboostJsonModel(ubjson.substr(0, 700));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_THAT(cut.status().message(), HasSubstr("not valid UBJSON"));
 }
 
 TEST(XgboostImportTest, LogisticBaseScoreBecomesLogitMargin) {
