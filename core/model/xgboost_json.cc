@@ -12,6 +12,9 @@ namespace {
 
 using Dom = nlohmann::detail::json_sax_dom_parser<XgboostJson>;
 
+// Containers inside containers: XGBoost models nest about 7 deep.
+constexpr int kMaxDepth = 64;
+
 // nlohmann's DOM builder behind a budget of values (see the header): past
 // it, or on a container claiming more elements than the budget, the parse
 // stops as on a syntax error.
@@ -21,6 +24,7 @@ class BoundedDomBuilder {
       : dom_(root, /*allow_exceptions_=*/false), budget_(max_values) {}
 
   bool over_budget() const { return over_budget_; }
+  bool too_deep() const { return too_deep_; }
 
   bool null() { return Spend() && dom_.null(); }
   bool boolean(bool value) { return Spend() && dom_.boolean(value); }
@@ -41,14 +45,20 @@ class BoundedDomBuilder {
     return Spend() && dom_.binary(value);
   }
   bool start_object(size_t elements) {
-    return Spend() && Claim(elements) && dom_.start_object(elements);
+    return Spend() && Claim(elements) && Enter() && dom_.start_object(elements);
   }
   bool key(XgboostJson::string_t& value) { return dom_.key(value); }
-  bool end_object() { return dom_.end_object(); }
-  bool start_array(size_t elements) {
-    return Spend() && Claim(elements) && dom_.start_array(elements);
+  bool end_object() {
+    --depth_;
+    return dom_.end_object();
   }
-  bool end_array() { return dom_.end_array(); }
+  bool start_array(size_t elements) {
+    return Spend() && Claim(elements) && Enter() && dom_.start_array(elements);
+  }
+  bool end_array() {
+    --depth_;
+    return dom_.end_array();
+  }
   bool parse_error(size_t position, const std::string& token,
                    const nlohmann::detail::exception& error) {
     return dom_.parse_error(position, token, error);
@@ -72,9 +82,21 @@ class BoundedDomBuilder {
     return true;
   }
 
+  // nlohmann's UBJSON reader recurses once per level: a file of a few KB
+  // of '[' would overflow the stack.
+  bool Enter() {
+    if (++depth_ > kMaxDepth) {
+      too_deep_ = true;
+      return false;
+    }
+    return true;
+  }
+
   Dom dom_;
   size_t budget_;
+  int depth_ = 0;
   bool over_budget_ = false;
+  bool too_deep_ = false;
 };
 
 bool LooksLikeUbjson(const std::string& bytes) {
@@ -110,6 +132,11 @@ absl::StatusOr<XgboostJson> ParseXgboostDocument(const std::string& bytes) {
         ubjson ? "not valid UBJSON: " : "not valid JSON: ", error.what()));
   }
   if (!parsed || root.is_discarded()) {
+    if (builder.too_deep()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("not a valid model: containers nest deeper than ",
+                       kMaxDepth, " levels"));
+    }
     if (builder.over_budget()) {
       return absl::InvalidArgumentError(
           "not a valid model: it claims more values than its bytes hold");

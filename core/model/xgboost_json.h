@@ -25,7 +25,8 @@ using XgboostJson =
 // the opening '{' (a UBJSON key starts with its length's type marker, a JSON
 // key with '"'). Untrusted input: a document may hold no more values than it
 // has bytes (a typed UBJSON array of nulls or booleans costs no byte per
-// element, so a few bytes could otherwise claim 2^62 of them), and no
+// element, so a few bytes could otherwise claim 2^62 of them), containers
+// nest at most 64 deep (the UBJSON reader recurses per level), and no
 // exception escapes. Errors are InvalidArgument naming the format.
 absl::StatusOr<XgboostJson> ParseXgboostDocument(const std::string& bytes);
 

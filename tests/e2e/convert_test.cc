@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -41,6 +43,36 @@ TEST(ConvertTest, XgboostJsonBecomesAServableArtifact) {
   const auto dump = RunCommand({BinPath("plrank-eval"), "--model=" + model, "--dump"});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   EXPECT_THAT(dump.out, HasSubstr("xgboost:rank:pairwise"));
+}
+
+// The same model saved by libxgboost as UBJSON (save_model("m.ubj")):
+// plrank-convert tells the format from the bytes, and the artifact dumps
+// exactly as the JSON one's does.
+TEST(ConvertTest, XgboostUbjsonBecomesTheSameArtifact) {
+  TempDir dir;
+  std::string ubjson = kFixture;
+  ubjson.replace(ubjson.size() - 5, 5, ".ubj");
+  std::vector<std::string> dumps;
+  for (const std::string& source : {kFixture, ubjson}) {
+    const std::string model = dir.File("m" + std::to_string(dumps.size()));
+    const auto convert =
+        RunCommand({BinPath("plrank-convert"), "--xgboost_json=" + source,
+                    "--model_out=" + model});
+    ASSERT_EQ(convert.exit_code, 0) << convert.err;
+    EXPECT_THAT(convert.out, HasSubstr("6 trees"));
+    const auto dump =
+        RunCommand({BinPath("plrank-eval"), "--model=" + model, "--dump"});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    // Everything but the conversion time.
+    std::string kept;
+    for (absl::string_view line : absl::StrSplit(dump.out, '\n')) {
+      if (!absl::StartsWith(line, "created:"))
+        absl::StrAppend(&kept, line, "\n");
+    }
+    dumps.push_back(kept);
+  }
+  EXPECT_THAT(dumps[1], HasSubstr("xgboost:rank:pairwise"));
+  EXPECT_EQ(dumps[0], dumps[1]);
 }
 
 TEST(ConvertTest, BadJsonIsRejectedWithTheFileName) {

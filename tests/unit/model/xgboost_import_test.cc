@@ -147,6 +147,16 @@ TEST(XgboostImportTest, RejectsUbjsonClaimingMoreValuesThanItsBytes) {
     EXPECT_THAT(result.status().message(),
                 HasSubstr("claims more values than its bytes hold"));
   }
+  // Nesting: the UBJSON reader recurses per level (a fuzzer's 5 KB of '['
+  // overflowed the stack); JSON is held to the same limit.
+  for (const std::string& deep :
+       {"{i\x07learner" + std::string(100000, '['),
+        "{\"learner\": " + std::string(100000, '[')}) {
+    absl::StatusOr<Ensemble> result = ImportXgboostJsonModel(deep);
+    ASSERT_FALSE(result.ok());
+    EXPECT_THAT(result.status().message(),
+                HasSubstr("containers nest deeper than 64 levels"));
+  }
   std::ifstream file(TestdataPath("xgb_rank_small.ubj"), std::ios::binary);
   const std::string ubjson((std::istreambuf_iterator<char>(file)),
                            std::istreambuf_iterator<char>());
