@@ -33,12 +33,14 @@ ABSL_FLAG(std::string, model_out, "",
           "<base>/<model>/<version>/model.pb.");
 
 int main(int argc, char** argv) {
-  plrank::cli::ParseFlagsOrDie(
-      argc, argv,
-      "Converts an XGBoost JSON model or a LightGBM text model into a PLRank "
-      "model artifact.\n"
-      "  plrank-convert --xgboost_json=m.json --model_out=models/web/3/model.pb\n"
-      "  plrank-convert --lightgbm_model=m.txt --model_out=models/web/4/model.pb");
+  plrank::cli::ParseFlagsOrDie(argc, argv,
+                               "Converts an XGBoost JSON or UBJSON model or a "
+                               "LightGBM text model into a "
+                               "PLRank model artifact.\n"
+                               "  plrank-convert --xgboost_json=m.json "
+                               "--model_out=models/web/3/model.pb\n"
+                               "  plrank-convert --lightgbm_model=m.txt "
+                               "--model_out=models/web/4/model.pb");
   const std::string xgboost = absl::GetFlag(FLAGS_xgboost_json);
   const std::string lightgbm = absl::GetFlag(FLAGS_lightgbm_model);
   const std::string output = absl::GetFlag(FLAGS_model_out);

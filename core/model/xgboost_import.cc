@@ -47,7 +47,7 @@ constexpr ObjectiveInfo kSupportedObjectives[] = {
 };
 
 absl::Status Malformed(const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("XGBoost JSON model: ", what));
+  return absl::InvalidArgumentError(absl::StrCat("XGBoost model: ", what));
 }
 
 // The member `key` of `object`, or nullptr when `object` is not an object
@@ -188,7 +188,7 @@ absl::StatusOr<Tree> ConvertTree(const Json& json, size_t index,
     for (int64_t type : types) {
       if (type != 0) {
         return absl::UnimplementedError(absl::StrCat(
-            "XGBoost JSON model: ", where,
+            "XGBoost model: ", where,
             " has a categorical split; only numerical splits are supported"));
       }
     }
@@ -318,7 +318,7 @@ absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text) {
       names.push_back(candidate.name);
     }
     return absl::UnimplementedError(absl::StrCat(
-        "XGBoost JSON model: objective \"", *objective,
+        "XGBoost model: objective \"", *objective,
         "\" is not supported (supported: ", absl::StrJoin(names, ", "), ")"));
   }
 
@@ -342,7 +342,7 @@ absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text) {
   if (!num_target.ok()) return num_target.status();
   if (*num_class > 1 || *num_target > 1) {
     return absl::UnimplementedError(absl::StrFormat(
-        "XGBoost JSON model: %d classes, %d targets; only single-output "
+        "XGBoost model: %d classes, %d targets; only single-output "
         "models are supported",
         *num_class, *num_target));
   }
@@ -362,7 +362,7 @@ absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text) {
   if (!booster_name.ok()) return booster_name.status();
   if (*booster_name != "gbtree") {
     return absl::UnimplementedError(
-        absl::StrCat("XGBoost JSON model: booster \"", *booster_name,
+        absl::StrCat("XGBoost model: booster \"", *booster_name,
                      "\" is not supported (only gbtree)"));
   }
   absl::StatusOr<const Json*> gbtree =
