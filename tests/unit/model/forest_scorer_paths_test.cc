@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/model/ensemble.h"
 #include "core/model/forest_scorer.h"
 #include "gtest/gtest.h"
@@ -40,6 +42,25 @@ void ExpectRawMatches(const ForestScorer& scorer, const Ensemble& model,
           << "batch " << docs << " doc " << i << " output " << k
           << ": expected " << expected << " got " << actual;
     }
+  }
+}
+
+// Documents [0, docs) of `rows` scored one at a time through Score (a
+// request of one document), each equal to the reference bit for bit; a
+// failure names `context` and the document. Single-output models.
+void ExpectSingleDocumentsMatch(const ForestScorer& scorer,
+                                const Ensemble& model,
+                                const std::vector<float>& rows, size_t docs,
+                                const std::string& context) {
+  const size_t features = static_cast<size_t>(model.num_features);
+  for (size_t i = 0; i < docs; ++i) {
+    double score = 0;
+    scorer.Score(absl::MakeConstSpan(&rows[i * features], features), 1,
+                 absl::MakeSpan(&score, 1));
+    const double expected = testing::ReferenceRaw(model, &rows[i * features], 0,
+                                                  model.trees.size());
+    EXPECT_EQ(std::memcmp(&expected, &score, sizeof(double)), 0)
+        << context << "doc " << i;
   }
 }
 
@@ -109,16 +130,8 @@ TEST(ForestScorerPathsTest, SmallBatchWalksMatchReference) {
         }
       }
       // One document at a time through Score, as a request of one would.
-      if (outputs == 1) {
-        for (size_t i = 0; i < 40; ++i) {
-          double score = 0;
-          scorer->Score(absl::MakeConstSpan(&rows[i * features], features), 1,
-                        absl::MakeSpan(&score, 1));
-          const double expected = testing::ReferenceRaw(
-              model, &rows[i * features], 0, model.trees.size());
-          EXPECT_EQ(std::memcmp(&expected, &score, sizeof(double)), 0) << i;
-        }
-      }
+      if (outputs == 1)
+        ExpectSingleDocumentsMatch(*scorer, model, rows, 40, "");
     }
   }
 }
@@ -150,15 +163,9 @@ TEST(ForestScorerPathsTest, LaneChainsMatchReference) {
           ExpectRawMatches(*scorer, model, rows, docs, requested);
         }
       }
-      for (size_t i = 0; i < 40; ++i) {
-        double score = 0;
-        scorer->Score(absl::MakeConstSpan(&rows[i * features], features), 1,
-                      absl::MakeSpan(&score, 1));
-        const double expected = testing::ReferenceRaw(
-            model, &rows[i * features], 0, model.trees.size());
-        EXPECT_EQ(std::memcmp(&expected, &score, sizeof(double)), 0)
-            << iterations << " x " << max_leaves << " doc " << i;
-      }
+      ExpectSingleDocumentsMatch(
+          *scorer, model, rows, 40,
+          absl::StrCat(iterations, " x ", max_leaves, " "));
     }
   }
 }

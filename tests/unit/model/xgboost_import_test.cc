@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/data/file_io.h"
 #include "core/model/ensemble.h"
 #include "core/model/forest_scorer.h"
 #include "gmock/gmock.h"
@@ -157,11 +157,11 @@ TEST(XgboostImportTest, RejectsUbjsonClaimingMoreValuesThanItsBytes) {
     EXPECT_THAT(result.status().message(),
                 HasSubstr("containers nest deeper than 64 levels"));
   }
-  std::ifstream file(TestdataPath("xgb_rank_small.ubj"), std::ios::binary);
-  const std::string ubjson((std::istreambuf_iterator<char>(file)),
-                           std::istreambuf_iterator<char>());
-  ASSERT_GT(ubjson.size(), 1000u);
-  absl::StatusOr<Ensemble> cut = ImportXgboostJsonModel(ubjson.substr(0, 700));
+  absl::StatusOr<std::string> ubjson =
+      ReadWholeFile(TestdataPath("xgb_rank_small.ubj"));
+  ASSERT_TRUE(ubjson.ok()) << ubjson.status();
+  ASSERT_GT(ubjson->size(), 1000u);
+  absl::StatusOr<Ensemble> cut = ImportXgboostJsonModel(ubjson->substr(0, 700));
   ASSERT_FALSE(cut.ok());
   EXPECT_THAT(cut.status().message(), HasSubstr("not valid UBJSON"));
 }
