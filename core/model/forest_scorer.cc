@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -19,7 +20,7 @@ namespace plrank {
 namespace {
 
 using internal::kLeafThreshold;
-using internal::NextNode;
+using internal::StepHeldNode;
 
 // Node bytes per tree block: the block's nodes stay in L1/L2 while all groups
 // of a document block walk it; and 8 trees of 255 leaves fill it, so a
@@ -270,8 +271,12 @@ void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
   const double* values = node_values_.data() + block_node_begin_[block];
   const char* row_bytes = reinterpret_cast<const char*>(group_rows);
   const int32_t num_outputs = num_outputs_;
+  const char* node_bytes = reinterpret_cast<const char*>(nodes);
+  static_assert(kLanes == 8);
   for (int32_t t = begin; t < end; t += static_cast<int32_t>(kTrees)) {
-    uint64_t at[kLanes];  // block-relative node indices
+    // Each walk holds its node's fields in a register (StepHeldNode), named
+    // one by one so that all eight stay in registers.
+    uint64_t at[kLanes];
     int32_t shallowest = std::numeric_limits<int32_t>::max();
     int32_t deepest = 0;
     for (size_t k = 0; k < kTrees; ++k) {
@@ -279,28 +284,33 @@ void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
       const int32_t tree = std::min(t + static_cast<int32_t>(k), end - 1);
       shallowest = std::min(shallowest, tree_shallowest_leaf_[tree]);
       deepest = std::max(deepest, tree_depths_[tree]);
-      for (size_t d = 0; d < kDocs; ++d) at[k * kDocs + d] = tree_roots_[tree];
+      uint64_t root;
+      std::memcpy(&root, &nodes[tree_roots_[tree]], sizeof(root));
+      for (size_t d = 0; d < kDocs; ++d) at[k * kDocs + d] = root;
       // The next trees' top levels (breadth-first: the first 15 nodes span
       // two cache lines) load while these trees are walked; this matters
       // when the model does not fit in L2 and a small batch walks it once.
       const int32_t next = t + static_cast<int32_t>(kTrees + k);
       if (next < end) {
-        const char* root =
+        const char* root_bytes =
             reinterpret_cast<const char*>(nodes + tree_roots_[next]);
-        __builtin_prefetch(root);
-        __builtin_prefetch(root + 64);
+        __builtin_prefetch(root_bytes);
+        __builtin_prefetch(root_bytes + 64);
       }
     }
-    // One step of lane l: its document's value sits at a fixed distance
-    // from the node's slot (rows are interleaved); the comparison picks the
-    // left or right child without a branch.
+    uint64_t n0 = at[0], n1 = at[1], n2 = at[2], n3 = at[3], n4 = at[4],
+             n5 = at[5], n6 = at[6], n7 = at[7];
+    // One step of every walk: lane l's document's value sits at a fixed
+    // distance from the node's slot (rows are interleaved).
     auto round = [&] {
-      for (size_t l = 0; l < kLanes; ++l) {
-        const Node node = nodes[at[l]];
-        const uint32_t value = *reinterpret_cast<const uint32_t*>(
-            row_bytes + size_t{node.slot} * 8 + (l % kDocs) * sizeof(uint32_t));
-        at[l] = NextNode(node.child, node.threshold, value);
-      }
+      StepHeldNode<0 % kDocs * 4>(n0, row_bytes, node_bytes);
+      StepHeldNode<1 % kDocs * 4>(n1, row_bytes, node_bytes);
+      StepHeldNode<2 % kDocs * 4>(n2, row_bytes, node_bytes);
+      StepHeldNode<3 % kDocs * 4>(n3, row_bytes, node_bytes);
+      StepHeldNode<4 % kDocs * 4>(n4, row_bytes, node_bytes);
+      StepHeldNode<5 % kDocs * 4>(n5, row_bytes, node_bytes);
+      StepHeldNode<6 % kDocs * 4>(n6, row_bytes, node_bytes);
+      StepHeldNode<7 % kDocs * 4>(n7, row_bytes, node_bytes);
     };
     // No walk reaches a leaf in fewer than the shallowest leaf's depth of
     // steps; after that, unbalanced trees stop once every walk sits on a
@@ -311,13 +321,17 @@ void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
     for (int32_t steps = deepest - shallowest; steps > 0;
          steps -= kCheckEvery) {
       for (int32_t r = 0; r < std::min(steps, kCheckEvery) - 1; ++r) round();
-      uint64_t before[kLanes];
-      std::copy_n(at, kLanes, before);
+      const uint64_t b0 = n0, b1 = n1, b2 = n2, b3 = n3, b4 = n4, b5 = n5,
+                     b6 = n6, b7 = n7;
       round();
-      uint64_t moved = 0;
-      for (size_t l = 0; l < kLanes; ++l) moved |= at[l] ^ before[l];
-      if (moved == 0) break;
+      if (((n0 ^ b0) | (n1 ^ b1) | (n2 ^ b2) | (n3 ^ b3) | (n4 ^ b4) |
+           (n5 ^ b5) | (n6 ^ b6) | (n7 ^ b7)) == 0) {
+        break;
+      }
     }
+    // A leaf is its own left child: its index is in its child field.
+    const uint64_t leaves[kLanes] = {n0 >> 48, n1 >> 48, n2 >> 48, n3 >> 48,
+                                     n4 >> 48, n5 >> 48, n6 >> 48, n7 >> 48};
     const size_t trees = std::min<size_t>(kTrees, end - t);
     for (size_t k = 0; k < trees; ++k) {
       const int32_t tree = t + static_cast<int32_t>(k);
@@ -326,7 +340,7 @@ void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
               ? sum
               : out + static_cast<size_t>(tree % num_outputs) * out_stride;
       for (size_t d = 0; d < kDocs; ++d) {
-        target[d] += values[at[k * kDocs + d]];
+        target[d] += values[leaves[k * kDocs + d]];
       }
     }
   }

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "core/model/forest_scorer.h"
 #include "core/model/tree_walk_step.h"
@@ -9,7 +10,7 @@
 namespace plrank {
 
 using internal::kLeafThreshold;
-using internal::NextNode;
+using internal::StepHeldNode;
 
 void ForestScorer::BuildChains() {
   const size_t blocks = block_node_begin_.size();
@@ -66,28 +67,46 @@ void ForestScorer::ChainGroup(const uint32_t* group_rows, size_t block,
       (block + 1 < chain_block_begin_.size() ? chain_block_begin_[block + 1]
                                              : chain_nodes_.size()) -
       chain_block_begin_[block] - 1);
-  uint64_t at[kLanes];
-  double total[kLanes];
-  for (size_t l = 0; l < kLanes; ++l) {
-    at[l] = tree_roots_[tree_block_begin_[block]];
-    total[l] = sum[l];
-  }
+  // Each walk holds its node's fields in a register (StepHeldNode), named
+  // one by one so that all eight stay in registers.
+  static_assert(kLanes == 8);
+  const uint64_t root = tree_roots_[tree_block_begin_[block]];
+  uint64_t n0;
+  std::memcpy(&n0, &nodes[root], sizeof(n0));
+  uint64_t n1 = n0, n2 = n0, n3 = n0, n4 = n0, n5 = n0, n6 = n0, n7 = n0;
+  double t0 = sum[0] + values[root], t1 = sum[1] + values[root],
+         t2 = sum[2] + values[root], t3 = sum[3] + values[root],
+         t4 = sum[4] + values[root], t5 = sum[5] + values[root],
+         t6 = sum[6] + values[root], t7 = sum[7] + values[root];
+  // Kept apart: paired into vectors, the sums would be shuffled at every
+  // step.
+  asm(""
+      : "+x"(t0), "+x"(t1), "+x"(t2), "+x"(t3), "+x"(t4), "+x"(t5), "+x"(t6),
+        "+x"(t7));
+  const char* node_bytes = reinterpret_cast<const char*>(nodes);
   auto round = [&] {
-    for (size_t l = 0; l < kLanes; ++l) {
-      const Node node = nodes[at[l]];
-      total[l] += values[at[l]];
-      const uint32_t value = *reinterpret_cast<const uint32_t*>(
-          row_bytes + size_t{node.slot} * 8 + l * sizeof(uint32_t));
-      at[l] = NextNode(node.child, node.threshold, value);
-    }
+    StepHeldNode<0>(n0, row_bytes, node_bytes, values, &t0);
+    StepHeldNode<4>(n1, row_bytes, node_bytes, values, &t1);
+    StepHeldNode<8>(n2, row_bytes, node_bytes, values, &t2);
+    StepHeldNode<12>(n3, row_bytes, node_bytes, values, &t3);
+    StepHeldNode<16>(n4, row_bytes, node_bytes, values, &t4);
+    StepHeldNode<20>(n5, row_bytes, node_bytes, values, &t5);
+    StepHeldNode<24>(n6, row_bytes, node_bytes, values, &t6);
+    StepHeldNode<28>(n7, row_bytes, node_bytes, values, &t7);
   };
+  // The parking node's word is unique but for the last tree's leaves, which
+  // step to it adding nothing more (their own values are already added).
+  uint64_t parked;
+  std::memcpy(&parked, &nodes[parking], sizeof(parked));
   for (int32_t r = chain_min_rounds_[block]; r > 0; --r) round();
-  for (;;) {
-    bool parked = true;
-    for (size_t l = 0; l < kLanes; ++l) parked &= at[l] == parking;
-    if (parked) break;
+  while (((n0 ^ parked) | (n1 ^ parked) | (n2 ^ parked) | (n3 ^ parked) |
+          (n4 ^ parked) | (n5 ^ parked) | (n6 ^ parked) | (n7 ^ parked)) != 0) {
     for (int32_t r = 0; r < 4; ++r) round();
   }
+  asm(""
+      : "+x"(t0), "+x"(t1), "+x"(t2), "+x"(t3), "+x"(t4), "+x"(t5), "+x"(t6),
+        "+x"(t7));
+  const double total[kLanes] = {t0, t1, t2, t3, t4, t5, t6, t7};
   std::copy_n(total, kLanes, sum);
 }
 
