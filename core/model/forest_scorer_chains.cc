@@ -9,6 +9,8 @@
 
 namespace plrank {
 
+using internal::CpuHasBmi2;
+using internal::KeepScalar;
 using internal::kLeafThreshold;
 using internal::StepHeldNode;
 
@@ -78,34 +80,36 @@ void ForestScorer::ChainGroup(const uint32_t* group_rows, size_t block,
          t2 = sum[2] + values[root], t3 = sum[3] + values[root],
          t4 = sum[4] + values[root], t5 = sum[5] + values[root],
          t6 = sum[6] + values[root], t7 = sum[7] + values[root];
-  // Kept apart: paired into vectors, the sums would be shuffled at every
-  // step.
-  asm(""
-      : "+x"(t0), "+x"(t1), "+x"(t2), "+x"(t3), "+x"(t4), "+x"(t5), "+x"(t6),
-        "+x"(t7));
+  KeepScalar(t0), KeepScalar(t1), KeepScalar(t2), KeepScalar(t3);
+  KeepScalar(t4), KeepScalar(t5), KeepScalar(t6), KeepScalar(t7);
   const char* node_bytes = reinterpret_cast<const char*>(nodes);
-  auto round = [&] {
-    StepHeldNode<0>(n0, row_bytes, node_bytes, values, &t0);
-    StepHeldNode<4>(n1, row_bytes, node_bytes, values, &t1);
-    StepHeldNode<8>(n2, row_bytes, node_bytes, values, &t2);
-    StepHeldNode<12>(n3, row_bytes, node_bytes, values, &t3);
-    StepHeldNode<16>(n4, row_bytes, node_bytes, values, &t4);
-    StepHeldNode<20>(n5, row_bytes, node_bytes, values, &t5);
-    StepHeldNode<24>(n6, row_bytes, node_bytes, values, &t6);
-    StepHeldNode<28>(n7, row_bytes, node_bytes, values, &t7);
-  };
   // The parking node's word is unique but for the last tree's leaves, which
   // step to it adding nothing more (their own values are already added).
   uint64_t parked;
   std::memcpy(&parked, &nodes[parking], sizeof(parked));
-  for (int32_t r = chain_min_rounds_[block]; r > 0; --r) round();
-  while (((n0 ^ parked) | (n1 ^ parked) | (n2 ^ parked) | (n3 ^ parked) |
-          (n4 ^ parked) | (n5 ^ parked) | (n6 ^ parked) | (n7 ^ parked)) != 0) {
-    for (int32_t r = 0; r < 4; ++r) round();
+  auto walk = [&]<bool kBmi2>() {
+    auto round = [&] {
+      StepHeldNode<0, kBmi2>(n0, row_bytes, node_bytes, values, &t0);
+      StepHeldNode<4, kBmi2>(n1, row_bytes, node_bytes, values, &t1);
+      StepHeldNode<8, kBmi2>(n2, row_bytes, node_bytes, values, &t2);
+      StepHeldNode<12, kBmi2>(n3, row_bytes, node_bytes, values, &t3);
+      StepHeldNode<16, kBmi2>(n4, row_bytes, node_bytes, values, &t4);
+      StepHeldNode<20, kBmi2>(n5, row_bytes, node_bytes, values, &t5);
+      StepHeldNode<24, kBmi2>(n6, row_bytes, node_bytes, values, &t6);
+      StepHeldNode<28, kBmi2>(n7, row_bytes, node_bytes, values, &t7);
+    };
+    for (int32_t r = chain_min_rounds_[block]; r > 0; --r) round();
+    while (((n0 ^ parked) | (n1 ^ parked) | (n2 ^ parked) | (n3 ^ parked) |
+            (n4 ^ parked) | (n5 ^ parked) | (n6 ^ parked) | (n7 ^ parked)) !=
+           0) {
+      for (int32_t r = 0; r < 4; ++r) round();
+    }
+  };
+  if (CpuHasBmi2()) {
+    walk.template operator()<true>();
+  } else {
+    walk.template operator()<false>();
   }
-  asm(""
-      : "+x"(t0), "+x"(t1), "+x"(t2), "+x"(t3), "+x"(t4), "+x"(t5), "+x"(t6),
-        "+x"(t7));
   const double total[kLanes] = {t0, t1, t2, t3, t4, t5, t6, t7};
   std::copy_n(total, kLanes, sum);
 }
