@@ -26,9 +26,8 @@ using internal::StepHeldNode;
 // Node bytes per tree block: the block's nodes stay in L2 while all groups
 // of a document block walk it; 16 trees of 255 leaves fill it, so a single
 // document's 8 lockstep walks have 8 different trees, and chained walks wait
-// for the slowest of 8 documents once per 16 trees. (On 300 x 255 at batch
-// 1000 with walks holding their node: 1.87 us/doc at 64 KB, 1.96 at 32,
-// 1.98 at 24, 2.17 at 16, 1.92 at 128.)
+// for the slowest of 8 documents once per 16 trees (300 x 255 at batch 1000:
+// 1.86-1.89 us/doc at 64 KB, 1.96-2.12 at 32, 2.17 at 16; scorer.md).
 constexpr size_t kTreeBlockBytes = 64 * 1024;
 // Fewest documents in a document block for which chained walks pay off.
 constexpr size_t kChainMinDocs = 32;
