@@ -4,6 +4,7 @@
 // One step of ForestScorer's tree walks, shared by its lockstep and chained
 // walks (internal to core/model).
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -64,6 +65,23 @@ inline bool CpuHasBmi2() {
 // vectorised in pairs, which keeps indices live and spills the walks.
 // kBmi2 (only where CpuHasBmi2()) takes 8 instructions per step instead of
 // 10; at about 5 instructions per cycle that is most of a step's cost.
+// The memory an asm statement reads from `data` on, as an "m" operand, so
+// no store to it moves across the asm: an array of unknown size (GCC's
+// documented idiom; a "memory" clobber would do too, but then GCC keeps
+// the walks in memory). Clang takes no unsized array, and a larger type
+// trips UBSan's object-size check, so there the asm also clobbers memory.
+#if defined(__clang__)
+inline const char& AsmRead(const void* data) {
+  return *static_cast<const char*>(data);
+}
+#define PLRANK_ASM_CLOBBERS "cc", "memory"
+#else
+inline const char (&AsmRead(const void* data))[] {
+  return *static_cast<const char(*)[]>(data);
+}
+#define PLRANK_ASM_CLOBBERS "cc"
+#endif
+
 template <uint32_t kRowOffset, bool kBmi2>
 inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
                          const double* values = nullptr,
@@ -91,22 +109,20 @@ inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
 #define PLRANK_HELD_ADD   \
   "adcq $0, %[child]\n\t" \
   "addsd (%[values],%[child],8), %[total]"
-  // What the asm reads is passed too, so no store to it moves across.
 #define PLRANK_HELD_INPUTS                                        \
   [rows] "r"(rows), [nodes] "r"(nodes), [offset] "i"(kRowOffset), \
-      "m"(*reinterpret_cast<const char(*)[]>(rows)),              \
-      "m"(*reinterpret_cast<const char(*)[]>(nodes))
+      "m"(AsmRead(rows)), "m"(AsmRead(nodes))
   if (values == nullptr) {
     if constexpr (kBmi2) {
       asm(PLRANK_HELD_FIELDS_BMI2 PLRANK_HELD_MOVE
           : [node] "+r"(node), [child] "=&r"(child), [slot] "=&r"(slot)
           : PLRANK_HELD_INPUTS, [shift] "r"(uint64_t{48})
-          : "cc");
+          : PLRANK_ASM_CLOBBERS);
     } else {
       asm(PLRANK_HELD_FIELDS PLRANK_HELD_MOVE
           : [node] "+r"(node), [child] "=&r"(child), [slot] "=&r"(slot)
           : PLRANK_HELD_INPUTS
-          : "cc");
+          : PLRANK_ASM_CLOBBERS);
     }
   } else {
     if constexpr (kBmi2) {
@@ -114,16 +130,14 @@ inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
           : [node] "+r"(node), [total] "+x"(*total), [child] "=&r"(child),
             [slot] "=&r"(slot)
           : PLRANK_HELD_INPUTS, [values] "r"(values),
-            "m"(*reinterpret_cast<const char(*)[]>(values)),
-            [shift] "r"(uint64_t{48})
-          : "cc");
+            "m"(AsmRead(values)), [shift] "r"(uint64_t{48})
+          : PLRANK_ASM_CLOBBERS);
     } else {
       asm(PLRANK_HELD_FIELDS PLRANK_HELD_MOVE PLRANK_HELD_ADD
           : [node] "+r"(node), [total] "+x"(*total), [child] "=&r"(child),
             [slot] "=&r"(slot)
-          : PLRANK_HELD_INPUTS, [values] "r"(values),
-            "m"(*reinterpret_cast<const char(*)[]>(values))
-          : "cc");
+          : PLRANK_HELD_INPUTS, [values] "r"(values), "m"(AsmRead(values))
+          : PLRANK_ASM_CLOBBERS);
     }
   }
 #undef PLRANK_HELD_FIELDS_BMI2
@@ -131,6 +145,7 @@ inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
 #undef PLRANK_HELD_MOVE
 #undef PLRANK_HELD_ADD
 #undef PLRANK_HELD_INPUTS
+#undef PLRANK_ASM_CLOBBERS
 #else
   uint32_t value;
   std::memcpy(&value, rows + ((node >> 32) & 0xffff) * 8 + kRowOffset,
