@@ -42,9 +42,12 @@ void CheckOrDie(bool condition, const char* what) {
 }
 
 // Per-thread scratch for doubled rows; grows once per thread, so scoring
-// does not allocate in steady state.
+// does not allocate in steady state. Never empty: a model whose trees are
+// all single leaves has no slots, and its walks still address (and a leaf
+// step reads) a group's first slot.
 uint32_t* Scratch(size_t slots) {
   thread_local std::vector<uint32_t> scratch;
+  slots = std::max(slots, ForestScorer::kBlockDocs);
   if (scratch.size() < slots) scratch.resize(slots);
   return scratch.data();
 }
@@ -553,7 +556,9 @@ std::vector<double> ForestScorer::ScoreColumns(const Dataset& data,
 #endif
   {
     std::vector<float> rows(kBlockDocs * stride, 0.0f);
-    std::vector<uint32_t> scratch(kBlockDocs * num_slots());
+    // Never empty (see Scratch).
+    std::vector<uint32_t> scratch(kBlockDocs *
+                                  std::max<size_t>(num_slots(), 1));
     std::vector<double> raw(transformed ? kBlockDocs * outputs : 0);
 #ifdef _OPENMP
 #pragma omp for schedule(static)

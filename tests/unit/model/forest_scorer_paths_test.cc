@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -166,6 +167,35 @@ TEST(ForestScorerPathsTest, LaneChainsMatchReference) {
       ExpectSingleDocumentsMatch(
           *scorer, model, rows, 40,
           absl::StrCat(iterations, " x ", max_leaves, " "));
+    }
+  }
+}
+
+// A model whose trees are all single leaves has no feature slots, so its
+// doubled rows are empty; scored first on a fresh thread (whose scratch for
+// rows was never grown), every path must still address valid memory. The
+// fuzz target lightgbm_import found the scratch pointer null there (UBSan:
+// offset applied to a null pointer).
+TEST(ForestScorerPathsTest, AllLeafModelsScoreOnAFreshThread) {
+  std::mt19937_64 rng(4242);
+  const int32_t features = 3;
+  for (const int32_t iterations : {1, 9, 40}) {
+    Ensemble model = testing::RandomEnsemble(rng, iterations, 1, features);
+    for (const auto dense : {ForestScorer::DenseScoring::kAllow,
+                             ForestScorer::DenseScoring::kOff}) {
+      absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model, dense);
+      ASSERT_TRUE(scorer.ok()) << scorer.status();
+      ASSERT_EQ(scorer->num_trees(), iterations);
+      const std::vector<float> rows =
+          testing::RowsNearZero(rng, 200, features, 0.25);
+      for (const size_t docs : {1, 2, 9, 33, 200}) {
+        std::thread fresh([&] {
+          ExpectRawMatches(*scorer, model, rows, docs, 0);
+          ExpectSingleDocumentsMatch(*scorer, model, rows, 3,
+                                     absl::StrCat(iterations, " leaves "));
+        });
+        fresh.join();
+      }
     }
   }
 }
