@@ -4,7 +4,6 @@
 // One step of ForestScorer's tree walks, shared by its lockstep and chained
 // walks (internal to core/model).
 
-#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -50,21 +49,6 @@ inline bool CpuHasBmi2() {
 #endif
 }
 
-// One step of a walk held as its current node's 8 bytes (a ForestScorer
-// Node read as one word: threshold in bits 0-31, slot in 8-byte units in
-// bits 32-47, left child in bits 48-63; the right child follows it). The
-// document's value and both children load at once, so the next node is a
-// select rather than a load that waits for the compare: on trees that sit
-// in L2 a step waits for one load instead of two in a row. `rows` is where
-// the node's slot offsets count from for this walk's document. Leaves are
-// their own children and no value exceeds their threshold, so a walk on a
-// leaf stays there.
-//
-// With `values`, the value of the node moved to is added to *total inside
-// the same asm: left to the compiler, the eight walks' additions get
-// vectorised in pairs, which keeps indices live and spills the walks.
-// kBmi2 (only where CpuHasBmi2()) takes 8 instructions per step instead of
-// 10; at about 5 instructions per cycle that is most of a step's cost.
 // The memory an asm statement reads from `data` on, as an "m" operand, so
 // no store to it moves across the asm: an array of unknown size (GCC's
 // documented idiom; a "memory" clobber would do too, but then GCC keeps
@@ -82,6 +66,21 @@ inline const char (&AsmRead(const void* data))[] {
 #define PLRANK_ASM_CLOBBERS "cc"
 #endif
 
+// One step of a walk held as its current node's 8 bytes (a ForestScorer
+// Node read as one word: threshold in bits 0-31, slot in 8-byte units in
+// bits 32-47, left child in bits 48-63; the right child follows it). The
+// document's value and both children load at once, so the next node is a
+// select rather than a load that waits for the compare: on trees that sit
+// in L2 a step waits for one load instead of two in a row. `rows` is where
+// the node's slot offsets count from for this walk's document. Leaves are
+// their own children and no value exceeds their threshold, so a walk on a
+// leaf stays there.
+//
+// With `values`, the value of the node moved to is added to *total inside
+// the same asm: left to the compiler, the eight walks' additions get
+// vectorised in pairs, which keeps indices live and spills the walks.
+// kBmi2 (only where CpuHasBmi2()) takes 8 instructions per step instead of
+// 10 (300 x 255 at batch 1000: 1.95 -> 1.80 us/doc, bench/results/scorer.md).
 template <uint32_t kRowOffset, bool kBmi2>
 inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
                          const double* values = nullptr,
@@ -145,7 +144,6 @@ inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
 #undef PLRANK_HELD_MOVE
 #undef PLRANK_HELD_ADD
 #undef PLRANK_HELD_INPUTS
-#undef PLRANK_ASM_CLOBBERS
 #else
   uint32_t value;
   std::memcpy(&value, rows + ((node >> 32) & 0xffff) * 8 + kRowOffset,
@@ -156,6 +154,7 @@ inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
   if (values != nullptr) *total += values[moved_to];
 #endif
 }
+#undef PLRANK_ASM_CLOBBERS
 
 }  // namespace plrank::internal
 
