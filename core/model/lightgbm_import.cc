@@ -129,14 +129,16 @@ absl::StatusOr<Ensemble> ImportLightgbmModel(
           absl::StrFormat("%s has %d entries for max_feature_idx=%d", key,
                           entries.size(), *max_feature_idx));
     }
-    // The names become model text, which model files store as UTF-8.
-    if (names.empty() && !IsValidUtf8((*field)->value)) {
-      return errors.Malformed(
-          (*field)->line,
-          "feature_names is not valid UTF-8 (model files store text as "
-          "UTF-8)");
+    if (names.empty()) {
+      // The names become model text, which model files store as UTF-8.
+      if (!IsValidUtf8((*field)->value)) {
+        return errors.Malformed(
+            (*field)->line,
+            "feature_names is not valid UTF-8 (model files store text as "
+            "UTF-8)");
+      }
+      names = entries;
     }
-    if (names.empty()) names = entries;
   }
   const int32_t num_columns = static_cast<int32_t>(*max_feature_idx + 1);
   if (options.first_feature_column > num_columns) {
