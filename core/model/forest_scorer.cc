@@ -21,6 +21,7 @@ namespace {
 
 using internal::CpuHasBmi2;
 using internal::kLeafThreshold;
+using internal::RunHeldWalk;
 using internal::StepHeldNode;
 
 // Node bytes per tree block: the block's nodes stay in L2 while all groups
@@ -42,13 +43,10 @@ void CheckOrDie(bool condition, const char* what) {
 }
 
 // Per-thread scratch for doubled rows; grows once per thread, so scoring
-// does not allocate in steady state. Never empty: a model whose trees are
-// all single leaves has no slots, and its walks still address (and a leaf
-// step reads) a group's first slot.
-uint32_t* Scratch(size_t slots) {
+// does not allocate in steady state.
+uint32_t* Scratch(size_t entries) {
   thread_local std::vector<uint32_t> scratch;
-  slots = std::max(slots, ForestScorer::kBlockDocs);
-  if (scratch.size() < slots) scratch.resize(slots);
+  if (scratch.size() < entries) scratch.resize(entries);
   return scratch.data();
 }
 
@@ -340,11 +338,7 @@ void ForestScorer::WalkGroup(const uint32_t* group_rows, size_t block,
         }
       }
     };
-    if (bmi2) {
-      walk.template operator()<true>();
-    } else {
-      walk.template operator()<false>();
-    }
+    RunHeldWalk(bmi2, walk);
     // A leaf is its own left child: its index is in its child field.
     const uint64_t leaves[kLanes] = {n0 >> 48, n1 >> 48, n2 >> 48, n3 >> 48,
                                      n4 >> 48, n5 >> 48, n6 >> 48, n7 >> 48};
@@ -494,7 +488,7 @@ void ForestScorer::RawScores(absl::Span<const float> rows, size_t num_docs,
   CheckOrDie(out.size() >= num_docs * num_outputs_,
              "RawScores: out.size() < num_docs * num_outputs");
   const int32_t trees = ClampTrees(num_trees);
-  uint32_t* scratch = Scratch(kBlockDocs * num_slots());
+  uint32_t* scratch = Scratch(block_row_entries());
   for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
     const size_t count = std::min(kBlockDocs, num_docs - begin);
     RawScoresBlock(rows.data() + begin * num_features_, count, num_features_,
@@ -511,7 +505,7 @@ void ForestScorer::Score(absl::Span<const float> rows, size_t num_docs,
              "Score: rows.size() < num_docs * row_stride");
   CheckOrDie(out.size() >= num_docs, "Score: out.size() < num_docs");
   const int32_t trees = ClampTrees(0);
-  uint32_t* scratch = Scratch(kBlockDocs * num_slots());
+  uint32_t* scratch = Scratch(block_row_entries());
   if (num_outputs_ == 1 && transform_ == ScoreTransform::kIdentity) {
     for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
       const size_t count = std::min(kBlockDocs, num_docs - begin);
@@ -556,9 +550,7 @@ std::vector<double> ForestScorer::ScoreColumns(const Dataset& data,
 #endif
   {
     std::vector<float> rows(kBlockDocs * stride, 0.0f);
-    // Never empty (see Scratch).
-    std::vector<uint32_t> scratch(kBlockDocs *
-                                  std::max<size_t>(num_slots(), 1));
+    std::vector<uint32_t> scratch(block_row_entries());
     std::vector<double> raw(transformed ? kBlockDocs * outputs : 0);
 #ifdef _OPENMP
 #pragma omp for schedule(static)

@@ -1,6 +1,8 @@
 #ifndef PLRANK_CORE_MODEL_FOREST_SCORER_H_
 #define PLRANK_CORE_MODEL_FOREST_SCORER_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -134,6 +136,12 @@ class ForestScorer {
                    uint32_t* doubled) const;
   size_t num_slots() const {
     return 2 * (used_features_.size() + zero_features_.size());
+  }
+  // Entries of doubled rows for a block of kBlockDocs documents. Never 0: a
+  // model whose trees are all single leaves has no slots, and its walks
+  // still address (and a leaf step reads) a group's first slot.
+  size_t block_row_entries() const {
+    return kBlockDocs * std::max<size_t>(num_slots(), 1);
   }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
   // doubled rows (room for kBlockDocs; lanes past num_docs may be

@@ -12,6 +12,7 @@ namespace plrank {
 using internal::CpuHasBmi2;
 using internal::KeepScalar;
 using internal::kLeafThreshold;
+using internal::RunHeldWalk;
 using internal::StepHeldNode;
 
 void ForestScorer::BuildChains() {
@@ -105,11 +106,7 @@ void ForestScorer::ChainGroup(const uint32_t* group_rows, size_t block,
       for (int32_t r = 0; r < 4; ++r) round();
     }
   };
-  if (CpuHasBmi2()) {
-    walk.template operator()<true>();
-  } else {
-    walk.template operator()<false>();
-  }
+  RunHeldWalk(CpuHasBmi2(), walk);
   const double total[kLanes] = {t0, t1, t2, t3, t4, t5, t6, t7};
   std::copy_n(total, kLanes, sum);
 }

@@ -49,6 +49,18 @@ inline bool CpuHasBmi2() {
 #endif
 }
 
+// Runs `walk`, a lambda templated on <bool kBmi2> that steps with
+// StepHeldNode<..., kBmi2>, with kBmi2 = `bmi2` (CpuHasBmi2(), asked once
+// per walk rather than per step).
+template <typename Walk>
+inline void RunHeldWalk(bool bmi2, const Walk& walk) {
+  if (bmi2) {
+    walk.template operator()<true>();
+  } else {
+    walk.template operator()<false>();
+  }
+}
+
 // The memory an asm statement reads from `data` on, as an "m" operand, so
 // no store to it moves across the asm: an array of unknown size (GCC's
 // documented idiom; a "memory" clobber would do too, but then GCC keeps
