@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/child_process.h"
+#include "core/data/datagen_regimes.h"
 #include "core/data/letor_reader.h"
 
 namespace plrank::bench {
@@ -137,18 +138,25 @@ absl::StatusOr<QualitySetData> Generated(absl::string_view regime,
 }  // namespace
 
 std::vector<std::string> KnownQualitySets() {
-  return {"mq2008", "lightgbm", "mslr", "many_relevant", "sparse",
-          "graded_ties"};
+  return {"mq2008",        "lightgbm",     "mslr",
+          "many_relevant", "sparse",       "graded_ties",
+          "long_binary",   "short_graded", "deep_graded"};
 }
 
 bool IsGeneratedQualitySet(absl::string_view name) {
-  return name == "mslr" || name == "many_relevant" || name == "sparse" ||
-         name == "graded_ties";
+  const std::vector<std::string> regimes = DatagenRegimeNames();
+  return std::find(regimes.begin(), regimes.end(), name) != regimes.end();
 }
 
 int DefaultGeneratedQueries(absl::string_view regime) {
   // ~150 documents per query: fewer queries for about the same documents.
   if (regime == "many_relevant") return 800;
+  // ~700 documents per query: TD2003/2004 have 50-75 queries.
+  if (regime == "long_binary") return 300;
+  // ~300 documents per query.
+  if (regime == "deep_graded") return 600;
+  // ~24 documents per query.
+  if (regime == "short_graded") return 3000;
   return 1500;
 }
 

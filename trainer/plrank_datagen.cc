@@ -27,7 +27,11 @@ ABSL_FLAG(std::string, regime, "mslr",
           "third relevant, 3 grades, 45 features), sparse (most queries have "
           "0-2 relevant docs: ~60 docs/query, 3% relevant, 3 grades), "
           "graded_ties (5 grades, ~40 docs/query from 10 prototypes each: "
-          "heavy ties, 46 features); a flag given explicitly overrides it");
+          "heavy ties, 46 features), long_binary (TD2003-like: ~700 "
+          "docs/query, 2 grades, 1.5% relevant, 64 features), short_graded "
+          "(Yahoo! LTR-like: ~24 docs/query, 5 grades, 74% relevant), "
+          "deep_graded (Istella-like: ~300 docs/query, 5 grades, 11% "
+          "relevant); a flag given explicitly overrides it");
 ABSL_FLAG(int32_t, queries, 1000, "number of queries");
 ABSL_FLAG(std::optional<double>, mean_docs, std::nullopt,
           "mean documents per query (default: the regime's; mslr 120)");

@@ -46,13 +46,41 @@ absl::StatusOr<DatagenOptions> DatagenRegime(absl::string_view name) {
     options.tie_levels = 10;
     return options;
   }
+  if (name == "long_binary") {
+    // TREC .gov pools (LETOR 3.0 TD2003/TD2004): about a thousand
+    // documents per query, two grades, ~1% relevant, and every query has
+    // some relevant documents.
+    options.mean_docs_per_query = 700;
+    options.docs_sigma = 0.25;
+    options.num_features = 64;
+    options.label_shares = {0.985, 0.015};
+    options.hopeless_share = 0.0;
+    options.query_offset_share = 0.1;
+    return options;
+  }
+  if (name == "short_graded") {
+    // Yahoo! LTR Challenge-like: short lists, mostly relevant, 5 grades.
+    options.mean_docs_per_query = 24;
+    options.docs_sigma = 0.6;
+    options.label_shares = {0.26, 0.36, 0.28, 0.08, 0.02};
+    options.hopeless_share = 0.0;
+    return options;
+  }
+  if (name == "deep_graded") {
+    // Istella-like: deep lists of ~300, 5 grades, 89% irrelevant.
+    options.mean_docs_per_query = 300;
+    options.docs_sigma = 0.5;
+    options.label_shares = {0.89, 0.05, 0.04, 0.015, 0.005};
+    return options;
+  }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown regime '", name,
                    "'; known: ", absl::StrJoin(DatagenRegimeNames(), ", ")));
 }
 
 std::vector<std::string> DatagenRegimeNames() {
-  return {"mslr", "many_relevant", "sparse", "graded_ties"};
+  return {"mslr",        "many_relevant", "sparse",     "graded_ties",
+          "long_binary", "short_graded",  "deep_graded"};
 }
 
 absl::StatusOr<std::vector<double>> ParseLabelShares(absl::string_view text) {

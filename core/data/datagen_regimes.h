@@ -29,6 +29,16 @@ namespace plrank {
 //   per query drawn from 10 prototypes each, so 97% of the documents share
 //   their feature vector with another one of the query; noisy labels (1.2),
 //   46 features.
+// "long_binary": TD2003/TD2004-like (LETOR 3.0 .gov pools) — 692-699
+//   documents per query (median 675-679), 2 grades 98.5/1.5%, ~10.4
+//   relevant per query (median 7-8), 0.2-0.4% queries without any, 13%
+//   with 0-2, 64 features.
+// "short_graded": Yahoo! LTR-like — 23-24 documents per query (median
+//   20), 5 grades 26/36/28/8/2% (74% relevant, ~17 per query), no query
+//   without one, 136 features.
+// "deep_graded": Istella-like — 293-299 documents per query (median
+//   262-265), 5 grades 89/5/4/1.5/0.5% (11% relevant, ~32 per query,
+//   median 16-17), 5.5-5.7% queries without any, 136 features.
 // num_queries and seed keep their defaults; callers set them.
 absl::StatusOr<DatagenOptions> DatagenRegime(absl::string_view name);
 

@@ -82,6 +82,35 @@ TEST(DatagenRegimes, GradedTiesHasFiveGradesAndHeavyTies) {
   EXPECT_GT(stats.duplicate_vector_share, 0.8);
 }
 
+TEST(DatagenRegimes, LongBinaryHasLongListsWithFewRelevantEach) {
+  const DatasetStats stats = StatsOf("long_binary", 150);
+  EXPECT_NEAR(stats.docs_per_query_mean, 700, 40);
+  // Pools of nearly fixed depth.
+  EXPECT_NEAR(stats.docs_per_query_median, stats.docs_per_query_mean, 50);
+  ExpectShares(stats, {0.985, 0.015});
+  // Relevant documents spread over the queries: hardly any query without.
+  EXPECT_LT(stats.queries_without_relevant, 0.02);
+  EXPECT_GE(stats.relevant_per_query_median, 5);
+  EXPECT_LE(stats.relevant_per_query_median, 10);
+}
+
+TEST(DatagenRegimes, ShortGradedHasShortMostlyRelevantLists) {
+  const DatasetStats stats = StatsOf("short_graded");
+  EXPECT_NEAR(stats.docs_per_query_mean, 24, 2);
+  ExpectShares(stats, {0.26, 0.36, 0.28, 0.08, 0.02});
+  EXPECT_EQ(stats.queries_without_relevant, 0);
+  EXPECT_LT(stats.queries_with_at_most_two_relevant, 0.03);
+}
+
+TEST(DatagenRegimes, DeepGradedHasDeepListsOfMostlyIrrelevant) {
+  const DatasetStats stats = StatsOf("deep_graded", 300);
+  EXPECT_NEAR(stats.docs_per_query_mean, 300, 25);
+  ExpectShares(stats, {0.89, 0.05, 0.04, 0.015, 0.005});
+  EXPECT_GT(stats.relevant_per_query_median, 10);
+  EXPECT_GT(stats.queries_without_relevant, 0.02);
+  EXPECT_LT(stats.queries_without_relevant, 0.1);
+}
+
 TEST(DatagenRegimes, StatisticsHoldForOtherSeeds) {
   for (uint64_t seed : {2, 3}) {
     EXPECT_NEAR(StatsOf("sparse", 600, seed).relevant_share, 0.03, 0.005);
