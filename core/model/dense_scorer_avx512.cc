@@ -31,7 +31,9 @@ LookUpBins(const __m512i* table, __m512i index) {
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which
 // -Wmaybe-uninitialized flags falsely.
 #pragma GCC diagnostic push
+#if !defined(__clang__)  // clang has no such warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 template <size_t kDocs, bool kWide>
 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512cd"))) void

@@ -25,7 +25,9 @@ bool QuickScorerForest::CpuSupportsAvx512() {
 // GCC 12's AVX-512 insert/extract/gather intrinsics start from
 // _mm512_undefined_*(), which -Wmaybe-uninitialized flags falsely.
 #pragma GCC diagnostic push
+#if !defined(__clang__)  // clang has no such warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 __attribute__((target("avx512f,avx512cd"))) void
 QuickScorerForest::AccumulateGroup16(const uint32_t* group_rows,
                                      size_t group_stride, int32_t num_trees,

@@ -71,7 +71,9 @@ __attribute__((target("avx512f,avx512bw"))) inline void AddLeafValues(
 // GCC 12's AVX-512 insert/extract/gather intrinsics start from
 // _mm512_undefined_*(), which -Wmaybe-uninitialized flags falsely.
 #pragma GCC diagnostic push
+#if !defined(__clang__)  // clang has no such warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 __attribute__((target("avx512f,avx512bw,avx512bitalg"))) void
 RapidScorerForest::AccumulateGroup64(const uint32_t* group_rows,
                                      size_t group_stride, int32_t num_trees,

@@ -72,7 +72,9 @@ uint8_t SlotBins::ThresholdRank(uint32_t slot, uint32_t key) const {
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which
 // -Wmaybe-uninitialized flags falsely.
 #pragma GCC diagnostic push
+#if !defined(__clang__)  // clang has no such warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 __attribute__((target("avx512f,avx512bw"))) void SlotBins::BinDocument(
     const uint32_t* doc_keys, size_t key_stride, uint8_t* bins,
     size_t bin_stride) const {

@@ -34,7 +34,7 @@ double SeriesValue(const ServerMetrics& metrics, const std::string& name,
   return -1;
 }
 
-VersionSelector Web() { return {.name = "web"}; }
+VersionSelector Web() { return {.name = "web", .label = {}}; }
 
 // Issue 10 item 8: after many reloads status lists the serving versions and
 // only the last few retired ones; series labelled with a released version

@@ -94,8 +94,9 @@ TEST(ServingConcurrencyTest, RequestsSucceedWhileVersionsSwap) {
   // (An in-process call has no loopback peer: admin RPCs allowed from any.)
   ScanScheduler scanner(&manager, absl::ZeroDuration());
   scanner.Start();
-  RankerService service(&manager, &scanner, nullptr, RequestLimits{},
-                        AdminAccessPolicy{.from_any = true});
+  RankerService service(
+      &manager, &scanner, nullptr, RequestLimits{},
+      AdminAccessPolicy{.from_any = true, .tls_identities = {}});
   std::string reload_error;
   std::thread reloader([&] {
     while (!done.load() && reload_error.empty()) {
