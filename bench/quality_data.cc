@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -138,9 +140,11 @@ absl::StatusOr<QualitySetData> Generated(absl::string_view regime,
 }  // namespace
 
 std::vector<std::string> KnownQualitySets() {
-  return {"mq2008",        "lightgbm",     "mslr",
-          "many_relevant", "sparse",       "graded_ties",
-          "long_binary",   "short_graded", "deep_graded"};
+  std::vector<std::string> sets = {"mq2008", "lightgbm"};
+  for (std::string& regime : DatagenRegimeNames()) {
+    sets.push_back(std::move(regime));
+  }
+  return sets;
 }
 
 bool IsGeneratedQualitySet(absl::string_view name) {
