@@ -42,7 +42,9 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DPLRANK_BUILD_BENCH=ON -DPLRANK_BUILD_TESTS=OFF >/dev/null
 targets=(plrank-train plrank-eval plrank-datagen plrank-bench-train plrank-bench-parse
   plrank-bench-quality)
-if cmake --build "$build" --target help | grep -q 'plrank-xgb-peer'; then
+# Not `| grep -q`: grep would stop reading at the first match, cmake would
+# die of SIGPIPE, and pipefail would report XGBoost missing.
+if cmake --build "$build" --target help | grep 'plrank-xgb-peer' >/dev/null; then
   targets+=(plrank-xgb-peer)
 else
   echo "bench.sh: XGBoost not found, the XGBoost systems are skipped" >&2

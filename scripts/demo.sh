@@ -45,7 +45,8 @@ target=127.0.0.1:$port
 echo "server on $target, metrics on 127.0.0.1:$metrics_port"
 client=("$bin/plrank-client" --target="$target" --model=demo)
 for _ in $(seq 100); do
-  "${client[@]}" status 2>/dev/null | grep -q AVAILABLE && break
+  # grep reads all (-q could SIGPIPE the client: a failure under pipefail).
+  "${client[@]}" status 2>/dev/null | grep AVAILABLE >/dev/null && break
   sleep 0.2
 done
 "${client[@]}" status

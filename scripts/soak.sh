@@ -92,7 +92,8 @@ port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/server.out")
 target=127.0.0.1:$port
 client=("$bin/plrank-client" --target="$target" --model=soak --deadline_seconds=10)
 for _ in $(seq 100); do
-  "${client[@]}" status 2>/dev/null | grep -q AVAILABLE && break
+  # grep reads all (-q could SIGPIPE the client: a failure under pipefail).
+  "${client[@]}" status 2>/dev/null | grep AVAILABLE >/dev/null && break
   sleep 0.2
 done
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$server/status" 2>/dev/null || echo 0; }
