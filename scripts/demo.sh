@@ -63,7 +63,7 @@ echo "== 6. evaluate through Evaluate"
 
 echo "== 7. metrics scrape (plrank_*)"
 curl -s "http://127.0.0.1:$metrics_port/metrics" >"$out/metrics.txt"
-grep -E "^plrank_(requests_total|model_versions_loaded|build_info)" "$out/metrics.txt" | head -n 12
+grep -m 12 -E "^plrank_(requests_total|model_versions_loaded|build_info)" "$out/metrics.txt"
 
 echo "== 8. stop the server (SIGTERM, graceful drain)"
 kill -TERM $server

@@ -238,7 +238,7 @@ verdict=PASS
 reasons=()
 (( errors == 0 )) || reasons+=("$errors Rank requests failed")
 (( ok > 0 )) || reasons+=("no Rank request succeeded (loadgen exit $load_status)")
-(( reload_failed == 0 )) || reasons+=("$reload_failed ReloadModels calls failed: $(sort "$work/reload.err" | uniq -c | sort -rn | head -n 3 | tr '\n' ';')")
+(( reload_failed == 0 )) || reasons+=("$reload_failed ReloadModels calls failed: $(sort "$work/reload.err" | uniq -c | sort -rn | awk 'NR <= 3' | tr '\n' ';')")
 [[ $server_exit == 0 ]] || reasons+=("server exit: $server_exit")
 if [[ ${#reasons[@]} -gt 0 ]]; then
   verdict=FAIL
