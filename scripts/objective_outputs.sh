@@ -31,6 +31,7 @@ run() {
   local train=$build/bin/plrank-train eval=$build/bin/plrank-eval
   [ -x "$train" ] && [ -x "$eval" ] || { echo "build plrank-train and plrank-eval in $build first" >&2; exit 1; }
   mkdir -p "$out"
+  # shellcheck disable=SC2054  # --eval_at's value is a comma list
   local common=(--train="$data/S1.txt" --valid="$data/S2.txt" --trees=12
                 --leaves=7 --min_data_in_leaf=10 --seed=7 --eval_at=1,5,10
                 --log_period=1)
