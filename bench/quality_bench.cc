@@ -37,7 +37,7 @@ ABSL_FLAG(std::string, sets,
           "data sets, comma-separated: mq2008 (5 folds), lightgbm (the "
           "LightGBM lambdarank example), and plrank-datagen regimes mslr, "
           "many_relevant, sparse, graded_ties (the default sets), "
-          "long_binary, short_graded, deep_graded");
+          "long_binary, short_graded, deep_graded, short_binary");
 ABSL_FLAG(std::string, plrank_variants, "PLRank (default)=;PLRank (paper)=--pl_paper",
           "PLRank variants 'name=flags;name=flags': each runs plrank-train "
           "--objective=plrank <common flags> <flags>; a name ends at the "
@@ -56,7 +56,8 @@ ABSL_FLAG(int32_t, first_seed, 1,
 ABSL_FLAG(int32_t, mq2008_folds, 5, "MQ2008: use the first N folds (1..5)");
 ABSL_FLAG(int32_t, gen_queries, 0,
           "generated sets: queries per seed (0: 1500, many_relevant 800, "
-          "long_binary 300, deep_graded 600, short_graded 3000)");
+          "long_binary 300, deep_graded 600, short_graded 3000, "
+          "short_binary 6000)");
 ABSL_FLAG(int32_t, trees, 0, "trees (0: 100 on real sets, 300 on generated)");
 ABSL_FLAG(int32_t, leaves, 31, "leaves per tree");
 ABSL_FLAG(double, learning_rate, 0.1, "shrinkage");

@@ -159,8 +159,9 @@ int DefaultGeneratedQueries(absl::string_view regime) {
   if (regime == "long_binary") return 300;
   // ~300 documents per query.
   if (regime == "deep_graded") return 600;
-  // ~24 documents per query.
+  // ~24 / 10 documents per query.
   if (regime == "short_graded") return 3000;
+  if (regime == "short_binary") return 6000;
   return 1500;
 }
 

@@ -31,7 +31,9 @@ ABSL_FLAG(std::string, regime, "mslr",
           "docs/query, 2 grades, 1.5% relevant, 64 features), short_graded "
           "(Yahoo! LTR-like: ~24 docs/query, 5 grades, 74% relevant), "
           "deep_graded (Istella-like: ~300 docs/query, 5 grades, 11% "
-          "relevant); a flag given explicitly overrides it");
+          "relevant), short_binary (click-log-like: 10 docs/query, 2 "
+          "grades, 15% relevant, noisy); a flag given explicitly overrides "
+          "it");
 ABSL_FLAG(int32_t, queries, 1000, "number of queries");
 ABSL_FLAG(std::optional<double>, mean_docs, std::nullopt,
           "mean documents per query (default: the regime's; mslr 120)");

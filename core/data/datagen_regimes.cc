@@ -73,14 +73,24 @@ absl::StatusOr<DatagenOptions> DatagenRegime(absl::string_view name) {
     options.label_shares = {0.89, 0.05, 0.04, 0.015, 0.005};
     return options;
   }
+  if (name == "short_binary") {
+    // Click-log-like: ten results per query, clicked or not, noisy; a third
+    // of the queries without a click.
+    options.mean_docs_per_query = 10;
+    options.docs_sigma = 0.3;
+    options.label_shares = {0.85, 0.15};
+    options.noise = 1.5;
+    options.hopeless_share = 0.1;
+    return options;
+  }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown regime '", name,
                    "'; known: ", absl::StrJoin(DatagenRegimeNames(), ", ")));
 }
 
 std::vector<std::string> DatagenRegimeNames() {
-  return {"mslr",        "many_relevant", "sparse",     "graded_ties",
-          "long_binary", "short_graded",  "deep_graded"};
+  return {"mslr",        "many_relevant", "sparse",      "graded_ties",
+          "long_binary", "short_graded",  "deep_graded", "short_binary"};
 }
 
 absl::StatusOr<std::vector<double>> ParseLabelShares(absl::string_view text) {

@@ -39,6 +39,9 @@ namespace plrank {
 // "deep_graded": Istella-like — 293-299 documents per query (median
 //   262-265), 5 grades 89/5/4/1.5/0.5% (11% relevant, ~32 per query,
 //   median 16-17), 5.5-5.7% queries without any, 136 features.
+// "short_binary": click-log-like — 10 documents per query, 2 grades
+//   85/15% (~1.5 relevant per query, median 1), noisy labels (1.5), 35%
+//   of the queries without any, 136 features.
 // num_queries and seed keep their defaults; callers set them.
 absl::StatusOr<DatagenOptions> DatagenRegime(absl::string_view name);
 

@@ -111,6 +111,15 @@ TEST(DatagenRegimes, DeepGradedHasDeepListsOfMostlyIrrelevant) {
   EXPECT_LT(stats.queries_without_relevant, 0.1);
 }
 
+TEST(DatagenRegimes, ShortBinaryIsClickLike) {
+  const DatasetStats stats = StatsOf("short_binary", 2000);
+  EXPECT_NEAR(stats.docs_per_query_mean, 10, 1);
+  ExpectShares(stats, {0.85, 0.15});
+  EXPECT_LE(stats.relevant_per_query_median, 2);
+  EXPECT_GT(stats.queries_without_relevant, 0.25);
+  EXPECT_LT(stats.queries_without_relevant, 0.45);
+}
+
 TEST(DatagenRegimes, StatisticsHoldForOtherSeeds) {
   for (uint64_t seed : {2, 3}) {
     EXPECT_NEAR(StatsOf("sparse", 600, seed).relevant_share, 0.03, 0.005);
