@@ -45,15 +45,12 @@ void ExpectStepsMatch(const std::vector<uint64_t>& nodes,
       uint64_t walk = nodes[n];
       double total = 0.25;
       uint64_t plain = nodes[n];
-      if (bmi2) {
-        StepHeldNode<kRowOffset, true>(walk, row_bytes, node_bytes,
-                                       values.data(), &total);
-        StepHeldNode<kRowOffset, true>(plain, row_bytes, node_bytes);
-      } else {
-        StepHeldNode<kRowOffset, false>(walk, row_bytes, node_bytes,
+      // The walks' own dispatch picks the instruction sequence.
+      RunHeldWalk(bmi2, [&]<bool kBmi2>() {
+        StepHeldNode<kRowOffset, kBmi2>(walk, row_bytes, node_bytes,
                                         values.data(), &total);
-        StepHeldNode<kRowOffset, false>(plain, row_bytes, node_bytes);
-      }
+        StepHeldNode<kRowOffset, kBmi2>(plain, row_bytes, node_bytes);
+      });
       EXPECT_EQ(walk, nodes[moved_to]) << "bmi2 " << bmi2;
       EXPECT_EQ(plain, nodes[moved_to]) << "bmi2 " << bmi2;
       EXPECT_EQ(total, 0.25 + values[moved_to]) << "bmi2 " << bmi2;
