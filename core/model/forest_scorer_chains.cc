@@ -77,10 +77,11 @@ void ForestScorer::ChainGroup(const uint32_t* group_rows, size_t block,
   uint64_t n0;
   std::memcpy(&n0, &nodes[root], sizeof(n0));
   uint64_t n1 = n0, n2 = n0, n3 = n0, n4 = n0, n5 = n0, n6 = n0, n7 = n0;
-  double t0 = sum[0] + values[root], t1 = sum[1] + values[root],
-         t2 = sum[2] + values[root], t3 = sum[3] + values[root],
-         t4 = sum[4] + values[root], t5 = sum[5] + values[root],
-         t6 = sum[6] + values[root], t7 = sum[7] + values[root];
+  const double root_value = values[root];
+  double t0 = sum[0] + root_value, t1 = sum[1] + root_value,
+         t2 = sum[2] + root_value, t3 = sum[3] + root_value,
+         t4 = sum[4] + root_value, t5 = sum[5] + root_value,
+         t6 = sum[6] + root_value, t7 = sum[7] + root_value;
   KeepScalar(t0), KeepScalar(t1), KeepScalar(t2), KeepScalar(t3);
   KeepScalar(t4), KeepScalar(t5), KeepScalar(t6), KeepScalar(t7);
   const char* node_bytes = reinterpret_cast<const char*>(nodes);
