@@ -58,6 +58,12 @@ ABSL_FLAG(int32_t, gen_queries, 0,
           "generated sets: queries per seed (0: 1500, many_relevant 800, "
           "long_binary 300, deep_graded 600, short_graded 3000, "
           "short_binary 6000)");
+ABSL_FLAG(std::string, gen_flags, "",
+          "generated sets: more plrank-datagen flags, space-separated, after "
+          "--regime (so they override its presets; --queries, --seed and "
+          "--out_prefix stay the benchmark's), e.g. '--noise=1.6' to "
+          "see which system overfits noisy labels or '--mean_docs=70 "
+          "--features=80' for another shape");
 ABSL_FLAG(int32_t, trees, 0, "trees (0: 100 on real sets, 300 on generated)");
 ABSL_FLAG(int32_t, leaves, 31, "leaves per tree");
 ABSL_FLAG(double, learning_rate, 0.1, "shrinkage");
@@ -170,6 +176,8 @@ int Main(int argc, char** argv) {
   config.data.first_seed = absl::GetFlag(FLAGS_first_seed);
   config.data.mq2008_folds = absl::GetFlag(FLAGS_mq2008_folds);
   config.data.gen_queries = absl::GetFlag(FLAGS_gen_queries);
+  config.data.gen_flags =
+      absl::StrSplit(absl::GetFlag(FLAGS_gen_flags), ' ', absl::SkipEmpty());
   config.trees = absl::GetFlag(FLAGS_trees);
   config.leaves = absl::GetFlag(FLAGS_leaves);
   config.learning_rate = absl::GetFlag(FLAGS_learning_rate);

@@ -106,17 +106,26 @@ absl::StatusOr<QualitySetData> Generated(absl::string_view regime,
   const int last_seed = config.first_seed + config.seeds - 1;
   const int queries = config.gen_queries > 0 ? config.gen_queries
                                              : DefaultGeneratedQueries(regime);
-  set.title = absl::StrCat("generated, regime ", regime, " (", queries,
-                           " queries per seed, 60% train / 20% test, seeds ",
-                           config.first_seed, "..", last_seed, ")");
+  set.title = absl::StrCat(
+      "generated, regime ", regime,
+      config.gen_flags.empty()
+          ? ""
+          : absl::StrCat(", plrank-datagen ",
+                         absl::StrJoin(config.gen_flags, " ")),
+      " (", queries, " queries per seed, 60% train / 20% test, seeds ",
+      config.first_seed, "..", last_seed, ")");
   for (int seed = config.first_seed; seed <= last_seed; ++seed) {
     const std::string prefix = absl::StrCat(work_dir, "/", regime, ".", seed);
+    // The set's own flags come last, so they win over any in gen_flags.
+    std::vector<std::string> datagen = {config.bin_dir + "/plrank-datagen",
+                                        absl::StrCat("--regime=", regime)};
+    datagen.insert(datagen.end(), config.gen_flags.begin(),
+                   config.gen_flags.end());
+    datagen.insert(datagen.end(),
+                   {absl::StrCat("--queries=", queries),
+                    absl::StrCat("--seed=", seed), "--out_prefix=" + prefix});
     std::string out;
-    if (absl::Status status = RunOrFail(
-            {config.bin_dir + "/plrank-datagen", absl::StrCat("--regime=", regime),
-             absl::StrCat("--queries=", queries), absl::StrCat("--seed=", seed),
-             "--out_prefix=" + prefix},
-            prefix + ".datagen", &out);
+    if (absl::Status status = RunOrFail(datagen, prefix + ".datagen", &out);
         !status.ok()) {
       return status;
     }

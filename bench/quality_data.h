@@ -37,9 +37,11 @@ struct QualityDataConfig {
   int first_seed = 1;           // first_seed .. first_seed + seeds - 1
   int mq2008_folds = 5;         // the first N folds
   int gen_queries = 0;          // 0 = each regime's default
+  // More plrank-datagen flags, after --regime (e.g. --noise=1.6).
+  std::vector<std::string> gen_flags;
 };
 
-// mq2008, lightgbm, mslr, many_relevant, sparse, graded_ties.
+// mq2008, lightgbm and every plrank-datagen regime.
 std::vector<std::string> KnownQualitySets();
 
 bool IsGeneratedQualitySet(absl::string_view name);

@@ -189,6 +189,7 @@ std::string QualityJson(const QualityConfig& config,
                       {"jobs", config.jobs},
                       {"seeds", config.data.seeds},
                       {"first_seed", config.data.first_seed},
+                      {"gen_flags", config.data.gen_flags},
                       {"significance_level", config.significance_level}};
   root["candidate"] = results.systems[results.candidate].name;
   root["systems"] = nlohmann::json::array();

@@ -5,6 +5,7 @@
 // XGBoost rows are expected exactly when plrank-xgb-peer is built
 // (PLRANK_HAVE_XGB_PEER).
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,49 @@ TEST(QualityBench, FirstSeedPicksOtherGeneratedData) {
   const nlohmann::json json =
       nlohmann::json::parse(ReadWholeFile(dir.File("quality.json")));
   EXPECT_EQ(json["settings"]["first_seed"], 11);
+}
+
+TEST(QualityBench, GenFlagsReachTheGenerator) {
+  TempDir dir;
+  std::vector<std::string> command = TinyCommand(dir, "sparse", "a=");
+  command.push_back("--systems=");
+  // sparse's own preset is ~60 documents per query; the benchmark's own
+  // --seed must win over one given here.
+  command.push_back("--gen_flags=--mean_docs=12  --docs_sigma=0.01 --seed=99");
+  command.push_back("--keep_work_dir");
+  const CommandResult run = RunCommand(command);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string md = ReadWholeFile(dir.File("quality.md"));
+  EXPECT_THAT(md, HasSubstr("regime sparse, plrank-datagen --mean_docs=12 "
+                            "--docs_sigma=0.01 --seed=99 ("));
+  EXPECT_THAT(md, HasSubstr("- seed 1, whole set: 60 queries, "));
+  EXPECT_THAT(md, HasSubstr("docs/query mean 12"));
+  const nlohmann::json json =
+      nlohmann::json::parse(ReadWholeFile(dir.File("quality.json")));
+  EXPECT_THAT(json["settings"]["gen_flags"].get<std::vector<std::string>>(),
+              ElementsAre("--mean_docs=12", "--docs_sigma=0.01", "--seed=99"));
+
+  // The kept training file is seed 1's, byte for byte.
+  std::string kept_train;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(dir.path())) {
+    if (entry.path().filename() == "sparse.1.train")
+      kept_train = entry.path().string();
+  }
+  ASSERT_FALSE(kept_train.empty())
+      << "no sparse.1.train kept under " << dir.path();
+  const CommandResult direct =
+      RunCommand({BinPath("plrank-datagen"), "--regime=sparse",
+                  "--mean_docs=12", "--docs_sigma=0.01", "--queries=60",
+                  "--seed=1", "--out_prefix=" + dir.File("direct")});
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_EQ(ReadWholeFile(kept_train), ReadWholeFile(dir.File("direct.train")));
+
+  std::vector<std::string> bad = TinyCommand(dir, "sparse", "a=");
+  bad.push_back("--gen_flags=--no_such_datagen_flag=1");
+  const CommandResult refused = RunCommand(bad);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.out + refused.err, HasSubstr("no_such_datagen_flag"));
 }
 
 TEST(QualityBench, BadListsAreRefused) {
