@@ -80,6 +80,7 @@ LightGbmNames() {
       {"min_sum_hessian", {"min_sum_hessian_in_leaf"}},
       {"min_hessian", {"min_sum_hessian_in_leaf"}},
       {"min_child_weight", {"min_sum_hessian_in_leaf"}},
+      {"min_split_gain", {"min_gain_to_split"}},
       {"lambda", {"lambda_l2"}},
       {"reg_lambda", {"lambda_l2"}},
       {"sub_feature", {"feature_fraction"}},

@@ -101,6 +101,12 @@ ABSL_FLAG(int32_t, min_data_in_leaf, 20, "Minimum documents per leaf.");
 ABSL_FLAG(double, min_sum_hessian_in_leaf, 1e-3,
           "Minimum hessian sum per leaf (second-order split gain only).");
 ABSL_FLAG(double, lambda_l2, 0.0, "L2 regularization of leaf values.");
+ABSL_FLAG(int32_t, max_depth, -1,
+          "Deepest leaf of a tree, as LightGBM's max_depth (1 = stumps); "
+          "<= 0: no limit, --leaves alone bounds the tree.");
+ABSL_FLAG(double, min_gain_to_split, 0.0,
+          "A split is made only when its gain exceeds this (LightGBM's "
+          "min_gain_to_split; the gain as the split gain computes it).");
 ABSL_FLAG(double, feature_fraction, 1.0, "Fraction of features tried per tree.");
 ABSL_FLAG(double, bagging_fraction, 1.0, "Fraction of queries per bag.");
 ABSL_FLAG(int32_t, bagging_freq, 0, "Redraw the query bag every k iterations (0 = off).");
@@ -163,15 +169,33 @@ absl::Status PlackettLuceFromFlags(const WasGivenFn& was_given,
 
 std::vector<std::string> IgnoredTrainFlags(const std::string& objective,
                                            const WasGivenFn& was_given) {
-  static const char* const kBoosterAndTreeLosses[] = {
-      "trees", "leaves", "learning_rate", "min_data_in_leaf",
-      "min_sum_hessian_in_leaf", "lambda_l2", "feature_fraction",
-      "bagging_fraction", "bagging_freq", "max_bin", "split_gain",
-      "early_stopping_rounds", "log_period", "pl_paper", "pl_permutations",
-      "pl_skip_tied_queries", "pl_stop_at_lowest_label", "pl_ties",
-      "pl_weighting", "pl_normalize_queries", "pl_diagonal_leaf_step",
-      "pl_newton_damping", "pl_max_leaf_step", "lambdamart_sigma",
-      "lambdamart_truncation"};
+  static const char* const kBoosterAndTreeLosses[] = {"trees",
+                                                      "leaves",
+                                                      "learning_rate",
+                                                      "min_data_in_leaf",
+                                                      "min_sum_hessian_in_leaf",
+                                                      "lambda_l2",
+                                                      "max_depth",
+                                                      "min_gain_to_split",
+                                                      "feature_fraction",
+                                                      "bagging_fraction",
+                                                      "bagging_freq",
+                                                      "max_bin",
+                                                      "split_gain",
+                                                      "early_stopping_rounds",
+                                                      "log_period",
+                                                      "pl_paper",
+                                                      "pl_permutations",
+                                                      "pl_skip_tied_queries",
+                                                      "pl_stop_at_lowest_label",
+                                                      "pl_ties",
+                                                      "pl_weighting",
+                                                      "pl_normalize_queries",
+                                                      "pl_diagonal_leaf_step",
+                                                      "pl_newton_damping",
+                                                      "pl_max_leaf_step",
+                                                      "lambdamart_sigma",
+                                                      "lambdamart_truncation"};
   // A linear ranker ignores the booster's and the tree losses' flags and the
   // other linear rankers'; a tree objective ignores the linear rankers' own.
   const plrank::LinearTrainer* linear = plrank::FindLinearTrainer(objective);
@@ -246,6 +270,8 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   booster.min_data_in_leaf = absl::GetFlag(FLAGS_min_data_in_leaf);
   booster.min_sum_hessian_in_leaf = absl::GetFlag(FLAGS_min_sum_hessian_in_leaf);
   booster.lambda_l2 = absl::GetFlag(FLAGS_lambda_l2);
+  booster.max_depth = absl::GetFlag(FLAGS_max_depth);
+  booster.min_gain_to_split = absl::GetFlag(FLAGS_min_gain_to_split);
   booster.feature_fraction = absl::GetFlag(FLAGS_feature_fraction);
   booster.bagging_fraction = absl::GetFlag(FLAGS_bagging_fraction);
   booster.bagging_freq = absl::GetFlag(FLAGS_bagging_freq);
@@ -273,8 +299,14 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   }
   if (booster.num_trees <= 0) return absl::InvalidArgumentError("--trees must be > 0");
   if (booster.num_leaves < 2) return absl::InvalidArgumentError("--leaves must be >= 2");
-  if (!(booster.learning_rate > 0.0)) {
-    return absl::InvalidArgumentError("--learning_rate must be > 0");
+  if (!(booster.learning_rate > 0.0 && std::isfinite(booster.learning_rate))) {
+    return absl::InvalidArgumentError("--learning_rate must be finite and > 0");
+  }
+  // The booster's own checks, before any data is read; its messages name
+  // the settings as the flags do.
+  if (absl::Status valid = plrank::ValidateBoosterConfig(booster);
+      !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--", valid.message()));
   }
   if (booster.max_bin < 2 || booster.max_bin > 255) {
     return absl::InvalidArgumentError("--max_bin must be in 2..255");

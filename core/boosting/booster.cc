@@ -29,21 +29,9 @@ absl::Status Validate(const BoosterConfig& config, const BoosterInputs& inputs) 
   if (train.features.size() != train.num_documents() * train.num_features) {
     return absl::InvalidArgumentError("train feature matrix has the wrong size");
   }
-  if (config.num_trees < 0) return absl::InvalidArgumentError("num_trees < 0");
-  if (config.num_leaves < 1) return absl::InvalidArgumentError("num_leaves < 1");
-  if (config.max_bin < 2 || config.max_bin > 255) {
-    return absl::InvalidArgumentError("max_bin must be in [2, 255]");
+  if (absl::Status valid = ValidateBoosterConfig(config); !valid.ok()) {
+    return valid;
   }
-  if (!(config.feature_fraction > 0.0 && config.feature_fraction <= 1.0)) {
-    return absl::InvalidArgumentError("feature_fraction must be in (0, 1]");
-  }
-  if (!(config.bagging_fraction > 0.0 && config.bagging_fraction <= 1.0)) {
-    return absl::InvalidArgumentError("bagging_fraction must be in (0, 1]");
-  }
-  if (!(config.learning_rate > 0.0)) {
-    return absl::InvalidArgumentError("learning_rate must be > 0");
-  }
-  if (config.lambda_l2 < 0.0) return absl::InvalidArgumentError("lambda_l2 < 0");
   const int32_t outputs = inputs.objective->num_outputs();
   if (outputs < 1) return absl::InvalidArgumentError("objective has no outputs");
   const size_t train_size = train.num_documents() * outputs;
@@ -90,6 +78,39 @@ void AddTree(const GrownTree& grown, const BinnedDataset& binned,
 
 }  // namespace
 
+absl::Status ValidateBoosterConfig(const BoosterConfig& config) {
+  if (config.num_trees < 0) {
+    return absl::InvalidArgumentError("num_trees must be >= 0");
+  }
+  if (config.num_leaves < 1) {
+    return absl::InvalidArgumentError("num_leaves must be >= 1");
+  }
+  if (config.max_bin < 2 || config.max_bin > 255) {
+    return absl::InvalidArgumentError("max_bin must be in [2, 255]");
+  }
+  if (!(config.feature_fraction > 0.0 && config.feature_fraction <= 1.0)) {
+    return absl::InvalidArgumentError("feature_fraction must be in (0, 1]");
+  }
+  if (!(config.bagging_fraction > 0.0 && config.bagging_fraction <= 1.0)) {
+    return absl::InvalidArgumentError("bagging_fraction must be in (0, 1]");
+  }
+  // NaN fails every comparison: written so that it is refused, not let
+  // through (a NaN lambda or minimum hessian would silently stop every split).
+  if (!(config.learning_rate > 0.0 && std::isfinite(config.learning_rate))) {
+    return absl::InvalidArgumentError("learning_rate must be finite and > 0");
+  }
+  for (const auto& [name, value] :
+       {std::pair<const char*, double>{"lambda_l2", config.lambda_l2},
+        {"min_sum_hessian_in_leaf", config.min_sum_hessian_in_leaf},
+        {"min_gain_to_split", config.min_gain_to_split}}) {
+    if (!(value >= 0.0 && std::isfinite(value))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " must be finite and >= 0, got ", value));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
                                            const BoosterInputs& inputs) {
   if (absl::Status status = Validate(config, inputs); !status.ok()) return status;
@@ -120,6 +141,8 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
   learner_config.rules.lambda_l2 = config.lambda_l2;
   learner_config.rules.min_data_in_leaf = std::max(config.min_data_in_leaf, 1);
   learner_config.rules.min_sum_hessian_in_leaf = config.min_sum_hessian_in_leaf;
+  learner_config.max_depth = config.max_depth;
+  learner_config.min_gain_to_split = config.min_gain_to_split;
   learner_config.reducer = inputs.reducer;
   TreeLearner learner(train_bins, learner_config);
   IdentityReducer identity;

@@ -27,6 +27,8 @@ struct BoosterConfig {
   int32_t min_data_in_leaf = 20;
   double min_sum_hessian_in_leaf = 1e-3;
   double lambda_l2 = 0.0;
+  int32_t max_depth = 0;           // deepest leaf (root = 0); <= 0: no limit
+  double min_gain_to_split = 0.0;  // a split must gain more than this
   double feature_fraction = 1.0;   // per tree
   double bagging_fraction = 1.0;   // fraction of queries per bag
   int32_t bagging_freq = 0;        // redraw the bag every k iterations; 0 = off
@@ -36,6 +38,12 @@ struct BoosterConfig {
   uint64_t seed = 1;
   int32_t num_threads = 0;         // 0 = all cores
 };
+
+// The checks of `config` alone (TrainBooster makes them too): fractions in
+// (0, 1], max_bin in [2, 255], a finite positive learning rate, finite
+// non-negative lambda_l2, min_sum_hessian_in_leaf and min_gain_to_split
+// (NaN refused). Messages start with the setting's name.
+absl::Status ValidateBoosterConfig(const BoosterConfig& config);
 
 // What the booster reports after each iteration (for progress lines).
 struct IterationReport {

@@ -33,10 +33,14 @@ void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
                                absl::Span<const float> hessians,
                                absl::Span<const int32_t> features) {
   const uint32_t min_to_split = 2u * config_.rules.min_data_in_leaf;
+  // Siblings (and the root) share a depth; leaves at the limit never split.
+  const bool below_max_depth =
+      config_.max_depth <= 0 || built->depth < config_.max_depth;
   // Global counts: every rank must take the same branches (and make the same
   // collective calls).
-  const bool scan_built = built->total >= min_to_split;
-  const bool scan_derived = derived != nullptr && derived->total >= min_to_split;
+  const bool scan_built = below_max_depth && built->total >= min_to_split;
+  const bool scan_derived =
+      below_max_depth && derived != nullptr && derived->total >= min_to_split;
   built->best = SplitCandidate{};
   if (derived != nullptr) derived->best = SplitCandidate{};
   // Neither child can split: their histograms would never be read.
@@ -207,7 +211,8 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
   while (can_split && num_leaves < config_.num_leaves) {
     int32_t split_leaf = -1;
     for (int32_t l = 0; l < num_leaves; ++l) {
-      if (!leaves_[l].best.valid()) continue;
+      const SplitCandidate& best = leaves_[l].best;
+      if (!best.valid() || !(best.gain > config_.min_gain_to_split)) continue;
       if (split_leaf < 0 || leaves_[l].best.gain > leaves_[split_leaf].best.gain) {
         split_leaf = l;
       }
@@ -241,10 +246,18 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     const uint32_t num_left = Partition(parent, split);
     Leaf& left = leaves_[split_leaf];
     Leaf& right = leaves_[new_leaf];
-    left = Leaf{parent.begin, num_left, num_left, split.left, parent.histogram,
-                node, true, {}};
-    right = Leaf{parent.begin + num_left, parent.count - num_left,
-                 parent.count - num_left, split.right, -1, node, false, {}};
+    left = Leaf{parent.begin, num_left,         num_left,
+                split.left,   parent.histogram, node,
+                true,         parent.depth + 1, {}};
+    right = Leaf{parent.begin + num_left,
+                 parent.count - num_left,
+                 parent.count - num_left,
+                 split.right,
+                 -1,
+                 node,
+                 false,
+                 parent.depth + 1,
+                 {}};
     // Exact counts from the partition (the split's are the same, as doubles);
     // distributed, the split's are the global ones (integers, exact).
     if (distributed_) {

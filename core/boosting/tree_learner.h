@@ -15,6 +15,12 @@ namespace plrank {
 
 struct TreeLearnerConfig {
   int32_t num_leaves = 31;
+  // LightGBM's meaning: a leaf at depth max_depth (the root is at 0) is not
+  // split; <= 0: no limit.
+  int32_t max_depth = 0;
+  // A split is made only when its gain exceeds this (gains as in
+  // FindBestSplit).
+  double min_gain_to_split = 0.0;
   SplitRules rules;
   int32_t num_threads = 1;
   // Distributed training: the root sums and every built histogram are summed
@@ -78,6 +84,7 @@ class TreeLearner {
     int32_t histogram = -1;     // index into histograms_
     int32_t parent_node = -1;   // -1 for the root
     bool is_left_child = false;
+    int32_t depth = 0;  // the root's is 0
     SplitCandidate best;
   };
 

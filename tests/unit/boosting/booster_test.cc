@@ -1,9 +1,11 @@
 #include "core/boosting/booster.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -188,6 +190,82 @@ TEST(BoosterTest, GrowsNumLeavesAndRespectsMinDataInLeaf) {
     EXPECT_LT(tree.num_leaves(), 200);
     EXPECT_GT(tree.num_leaves(), 5);
     for (int32_t count : tree.leaf_count) EXPECT_GE(count, 150);
+  }
+}
+
+// Depth of every leaf (the root's children are at depth 1).
+std::vector<int32_t> LeafDepths(const Tree& tree) {
+  std::vector<int32_t> depths(tree.num_leaves(), 0);
+  if (tree.num_internal_nodes() == 0) return depths;
+  std::vector<std::pair<int32_t, int32_t>> stack = {{0, 0}};  // node, depth
+  while (!stack.empty()) {
+    const auto [node, depth] = stack.back();
+    stack.pop_back();
+    for (int32_t child : {tree.left_child[node], tree.right_child[node]}) {
+      if (child >= 0) {
+        stack.push_back({child, depth + 1});
+      } else {
+        depths[~child] = depth + 1;
+      }
+    }
+  }
+  return depths;
+}
+
+TEST(BoosterTest, MaxDepthBoundsEveryLeafAndBinds) {
+  const Dataset data = RandomDataset(4000, 6, 5);
+  SquaredLoss objective;
+  BoosterConfig config = SmallConfig();
+  config.num_trees = 3;
+  config.num_leaves = 31;
+  config.min_data_in_leaf = 20;
+  for (int32_t max_depth : {1, 2, 3}) {
+    SCOPED_TRACE(max_depth);
+    config.max_depth = max_depth;
+    const BoosterResult result = Train(config, data, &objective);
+    ASSERT_EQ(result.trees.size(), 3u);
+    for (const Tree& tree : result.trees) {
+      ExpectWellFormed(tree);
+      const std::vector<int32_t> depths = LeafDepths(tree);
+      // Without the limit these trees have 31 leaves, so it binds: a full
+      // tree of that depth.
+      EXPECT_EQ(tree.num_leaves(), 1 << max_depth);
+      for (int32_t depth : depths) EXPECT_EQ(depth, max_depth);
+    }
+  }
+  config.max_depth = 0;  // no limit
+  for (const Tree& tree : Train(config, data, &objective).trees) {
+    EXPECT_EQ(tree.num_leaves(), 31);
+    const std::vector<int32_t> depths = LeafDepths(tree);
+    EXPECT_GT(*std::max_element(depths.begin(), depths.end()), 5);
+  }
+}
+
+TEST(BoosterTest, MinGainToSplitKeepsOnlyLargerGains) {
+  const Dataset data = RandomDataset(4000, 6, 5);
+  SquaredLoss objective;
+  BoosterConfig config = SmallConfig();
+  config.num_trees = 3;
+  config.num_leaves = 31;
+  config.min_data_in_leaf = 20;
+  const BoosterResult free = Train(config, data, &objective);
+  std::vector<double> gains = free.trees[0].split_gain;
+  ASSERT_EQ(gains.size(), 30u);
+  std::sort(gains.begin(), gains.end());
+  config.min_gain_to_split = gains[gains.size() / 2];
+  const BoosterResult limited = Train(config, data, &objective);
+  // Same first split; then only gains above the bar.
+  ASSERT_FALSE(limited.trees[0].split_gain.empty());
+  EXPECT_EQ(limited.trees[0].split_gain[0], free.trees[0].split_gain[0]);
+  EXPECT_LT(limited.trees[0].num_leaves(), 31);
+  for (const Tree& tree : limited.trees) {
+    ExpectWellFormed(tree);
+    for (double gain : tree.split_gain)
+      EXPECT_GT(gain, config.min_gain_to_split);
+  }
+  config.min_gain_to_split = 1e300;  // nothing passes: single-leaf trees
+  for (const Tree& tree : Train(config, data, &objective).trees) {
+    EXPECT_EQ(tree.num_leaves(), 1);
   }
 }
 
@@ -410,6 +488,25 @@ TEST(BoosterTest, RejectsBadConfigs) {
   config = BoosterConfig{};
   config.feature_fraction = 0.0;
   EXPECT_FALSE(TrainBooster(config, inputs).ok());
+  // NaN and infinities are refused, not let through to silently stop every
+  // split (a NaN lambda or minimum hessian) or to make infinite leaves.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double BoosterConfig::*field :
+       {&BoosterConfig::lambda_l2, &BoosterConfig::min_sum_hessian_in_leaf,
+        &BoosterConfig::min_gain_to_split, &BoosterConfig::learning_rate}) {
+    for (double bad : {nan, inf, -1.0}) {
+      config = BoosterConfig{};
+      config.*field = bad;
+      const absl::Status status = ValidateBoosterConfig(config);
+      EXPECT_FALSE(status.ok()) << bad;
+      EXPECT_FALSE(TrainBooster(config, inputs).ok()) << bad;
+    }
+  }
+  config = BoosterConfig{};
+  config.min_gain_to_split = 0.5;
+  config.max_depth = -3;  // no limit
+  EXPECT_TRUE(ValidateBoosterConfig(config).ok());
   config = BoosterConfig{};
   inputs.init_train_scores.assign(3, 0.0);
   EXPECT_FALSE(TrainBooster(config, inputs).ok());

@@ -76,6 +76,29 @@ TEST(TrainJobFromParamsTest, ValuesAreCheckedAsOnTheCommandLine) {
   EXPECT_THAT(job.status().message(), HasSubstr("trees='abc'"));
   job = TrainJobFromParams({{"trees", "0"}});
   EXPECT_EQ(job.status().message(), "--trees must be > 0");
+  // NaN passes a plain `< 0` test; these are refused before any data is read.
+  job = TrainJobFromParams({{"lambda_l2", "nan"}});
+  EXPECT_EQ(job.status().message(),
+            "--lambda_l2 must be finite and >= 0, got nan");
+  job = TrainJobFromParams({{"min_sum_hessian_in_leaf", "-1"}});
+  EXPECT_EQ(job.status().message(),
+            "--min_sum_hessian_in_leaf must be finite and >= 0, got -1");
+  job = TrainJobFromParams({{"min_gain_to_split", "inf"}});
+  EXPECT_EQ(job.status().message(),
+            "--min_gain_to_split must be finite and >= 0, got inf");
+  job = TrainJobFromParams({{"learning_rate", "inf"}});
+  EXPECT_EQ(job.status().message(), "--learning_rate must be finite and > 0");
+  job = TrainJobFromParams({{"feature_fraction", "1.5"}});
+  EXPECT_EQ(job.status().message(), "--feature_fraction must be in (0, 1]");
+  job = TrainJobFromParams({{"max_depth", "4"}, {"min_gain_to_split", "0.25"}});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->booster.max_depth, 4);
+  EXPECT_EQ(job->booster.min_gain_to_split, 0.25);
+  EXPECT_EQ(job->parameters.at("max_depth"), "4");
+  job = TrainJobFromParams({{"min_split_gain", "1"}});
+  EXPECT_EQ(job.status().message(),
+            "unknown parameter 'min_split_gain': LightGBM's min_split_gain is "
+            "'min_gain_to_split' here");
   job = TrainJobFromParams({{"pl_paper", "true"}, {"pl_topk", "5"}});
   EXPECT_THAT(job.status().message(), HasSubstr("--pl_paper fixes --pl_topk"));
   job = TrainJobFromParams({{"pl_paper", "true"}});
