@@ -308,12 +308,6 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
       !valid.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--", valid.message()));
   }
-  if (booster.max_bin < 2 || booster.max_bin > 255) {
-    return absl::InvalidArgumentError("--max_bin must be in 2..255");
-  }
-  if (booster.num_threads < 0) {
-    return absl::InvalidArgumentError("--num_threads must be >= 0");
-  }
   if (booster.early_stopping_rounds > 0 && job.valid_path.empty()) {
     return absl::InvalidArgumentError("--early_stopping_rounds needs --valid");
   }

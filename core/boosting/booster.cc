@@ -88,6 +88,11 @@ absl::Status ValidateBoosterConfig(const BoosterConfig& config) {
   if (config.max_bin < 2 || config.max_bin > 255) {
     return absl::InvalidArgumentError("max_bin must be in [2, 255]");
   }
+  if (config.num_threads < 0 || config.num_threads > kMaxBoosterThreads) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_threads must be in [0, ", kMaxBoosterThreads,
+                     "] (0 = all cores), got ", config.num_threads));
+  }
   if (!(config.feature_fraction > 0.0 && config.feature_fraction <= 1.0)) {
     return absl::InvalidArgumentError("feature_fraction must be in (0, 1]");
   }

@@ -36,11 +36,16 @@ struct BoosterConfig {
   SplitGain split_gain = SplitGain::kLeastSquares;
   int32_t early_stopping_rounds = 0;  // 0 = off; needs a validation evaluator
   uint64_t seed = 1;
-  int32_t num_threads = 0;         // 0 = all cores
+  int32_t num_threads = 0;  // 0 = all cores; at most kMaxBoosterThreads
 };
 
+// More threads than any machine we run on has cores; far more (10^5) and
+// the OpenMP runtime aborts or crashes creating them.
+inline constexpr int32_t kMaxBoosterThreads = 1024;
+
 // The checks of `config` alone (TrainBooster makes them too): fractions in
-// (0, 1], max_bin in [2, 255], a finite positive learning rate, finite
+// (0, 1], max_bin in [2, 255], num_threads in [0, kMaxBoosterThreads], a
+// finite positive learning rate, finite
 // non-negative lambda_l2, min_sum_hessian_in_leaf and min_gain_to_split
 // (NaN refused). Messages start with the setting's name.
 absl::Status ValidateBoosterConfig(const BoosterConfig& config);

@@ -88,6 +88,11 @@ TEST(TrainJobFromParamsTest, ValuesAreCheckedAsOnTheCommandLine) {
             "--min_gain_to_split must be finite and >= 0, got inf");
   job = TrainJobFromParams({{"learning_rate", "inf"}});
   EXPECT_EQ(job.status().message(), "--learning_rate must be finite and > 0");
+  job = TrainJobFromParams({{"num_threads", "100000"}});  // crashed libgomp
+  EXPECT_EQ(job.status().message(),
+            "--num_threads must be in [0, 1024] (0 = all cores), got 100000");
+  job = TrainJobFromParams({{"max_bin", "256"}});
+  EXPECT_EQ(job.status().message(), "--max_bin must be in [2, 255]");
   job = TrainJobFromParams({{"feature_fraction", "1.5"}});
   EXPECT_EQ(job.status().message(), "--feature_fraction must be in (0, 1]");
   job = TrainJobFromParams({{"max_depth", "4"}, {"min_gain_to_split", "0.25"}});
