@@ -1,5 +1,7 @@
 // plrank-loadgen: asynchronous load generator for the Ranker Rank method,
 // loopback targets only.
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -69,6 +71,11 @@ absl::Status ParseFlags(int argc, char** argv) {
   return absl::OkStatus();
 }
 
+// 64 Mi float values (256 MiB) of synthetic requests: far more than any
+// realistic load pattern needs.
+constexpr int64_t kMaxSyntheticValues = int64_t{1} << 26;
+constexpr double kMaxConnectTimeoutSeconds = 3600;
+
 absl::StatusOr<plrank::loadgen::LoadOptions> LoadOptionsFromFlags() {
   plrank::loadgen::LoadOptions options;
   options.concurrency = absl::GetFlag(FLAGS_concurrency);
@@ -80,9 +87,11 @@ absl::StatusOr<plrank::loadgen::LoadOptions> LoadOptionsFromFlags() {
   if (options.concurrency < 1) {
     return absl::InvalidArgumentError("--concurrency must be >= 1");
   }
-  if (options.rate_qps < 0 || options.max_in_flight < 1) {
+  // Written so that NaN is refused (it passed `rate < 0` and ran closed loop).
+  if (!(options.rate_qps >= 0 && std::isfinite(options.rate_qps)) ||
+      options.max_in_flight < 1) {
     return absl::InvalidArgumentError(
-        "--rate must be >= 0 and --max_in_flight >= 1");
+        "--rate must be finite and >= 0 and --max_in_flight >= 1");
   }
   // Both bounds are required so that no run is ever unbounded.
   if (options.max_requests < 1 || !(duration > 0)) {
@@ -147,6 +156,12 @@ int Run() {
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
       target, grpc::InsecureChannelCredentials(), arguments);
   const double connect_timeout = absl::GetFlag(FLAGS_connect_timeout_seconds);
+  if (!(connect_timeout > 0 && connect_timeout <= kMaxConnectTimeoutSeconds)) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+                    "--connect_timeout_seconds must be in (0, ",
+                    kMaxConnectTimeoutSeconds, "], got ", connect_timeout)),
+                2);
+  }
   if (!channel->WaitForConnected(
           std::chrono::system_clock::now() +
           std::chrono::milliseconds(static_cast<int64_t>(connect_timeout * 1e3)))) {
@@ -176,6 +191,18 @@ int Run() {
     if (docs < 1 || count < 1) {
       return Fail(absl::InvalidArgumentError(
                       "--synthetic_docs and --synthetic_requests must be >= 1"),
+                  2);
+    }
+    // The pool is built in memory before the first call: bound it rather
+    // than let a typo allocate (or try to) terabytes.
+    const double values = static_cast<double>(docs) * count * *features;
+    if (values > kMaxSyntheticValues) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+                      "--synthetic_requests x --synthetic_docs x features = ",
+                      count, " x ", docs, " x ", *features, " = ", values,
+                      " feature values, above the limit of ",
+                      kMaxSyntheticValues, " (", kMaxSyntheticValues * 4 >> 20,
+                      " MiB); use fewer requests or documents")),
                   2);
     }
     pool = plrank::loadgen::SyntheticRequests(count, docs, *features, model, top_k);

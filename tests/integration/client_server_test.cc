@@ -15,6 +15,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -363,6 +364,28 @@ TEST_F(RealServerTest, LoadgenBoundedRunHasNoErrorsAndWritesJson) {
   const auto& latency = fields.at("latency_ms").struct_value().fields();
   EXPECT_LE(latency.at("p50").number_value(), latency.at("p99").number_value());
   EXPECT_LE(latency.at("p99").number_value(), latency.at("p99.9").number_value());
+}
+
+// Settings that would run unbounded, allocate terabytes for the synthetic
+// pool, or (NaN) silently change mode are refused with exit code 2 before any
+// request is sent.
+TEST_F(RealServerTest, LoadgenRefusesSettingsItCannotHonour) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--synthetic_docs=2000000000",
+       "--synthetic_requests x --synthetic_docs x features = 16 x 2000000000 "
+       "x "},
+      {"--features=2000000000", "feature values, above the limit of 67108864"},
+      {"--rate=nan", "--rate must be finite and >= 0"},
+      {"--connect_timeout_seconds=nan",
+       "--connect_timeout_seconds must be in (0, 3600], got nan"},
+  };
+  for (const auto& [flag, message] : cases) {
+    const CommandResult load = RunBounded(
+        {BinPath("plrank-loadgen"), "--target=" + server_->target(),
+         "--model=demo", "--requests=5", "--duration_seconds=60", flag});
+    EXPECT_EQ(load.exit_code, 2) << flag << ": " << load.err << load.out;
+    EXPECT_THAT(load.err, HasSubstr(message)) << flag;
+  }
 }
 
 // plrank-client --scores_out and plrank-loadgen --json_out go through the
