@@ -2,11 +2,15 @@
 
 #include <signal.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +37,9 @@
 namespace plrank::server {
 namespace {
 
+constexpr double kMaxShutdownSeconds = 86400;
+constexpr int32_t kMinMessageBytes = 1024;
+
 std::string HostPort(const std::string& host, int port) {
   const bool ipv6 = host.find(':') != std::string::npos;
   return ipv6 ? absl::StrCat("[", host, "]:", port)
@@ -41,7 +48,66 @@ std::string HostPort(const std::string& host, int port) {
 
 }  // namespace
 
+absl::Status ValidateServerOptions(const ServerOptions& options) {
+  // absl parses --port=70000 happily; gRPC would then bind port 4464.
+  for (const auto& [flag, port, may_be_off] :
+       {std::tuple<const char*, int32_t, bool>{"port", options.port, false},
+        {"metrics_port", options.metrics_port, true}}) {
+    if (port > 65535 || (port < 0 && !may_be_off)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag, " must be in 0..65535 (0 = any free port",
+          may_be_off ? ", negative = no /metrics" : "", "), got ", port));
+    }
+  }
+  // NaN fails every comparison, so these are written to refuse it.
+  if (!std::isfinite(options.poll_interval_seconds)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--poll_interval_seconds must be a finite number of seconds (<= 0: "
+        "scan at start and on ReloadModels only), got ",
+        options.poll_interval_seconds));
+  }
+  for (const auto& [flag, seconds] :
+       {std::pair<const char*, double>{"drain_seconds", options.drain_seconds},
+        {"lame_duck_seconds", options.lame_duck_seconds}}) {
+    if (!(seconds >= 0 && seconds <= kMaxShutdownSeconds)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " must be in [0, ", kMaxShutdownSeconds,
+                       "] seconds, got ", seconds));
+    }
+  }
+  const RequestLimits& limits = options.limits;
+  for (const auto& [flag, limit] :
+       {std::pair<const char*, uint64_t>{"max_documents_per_request",
+                                         limits.max_documents_per_request},
+        {"max_queries_per_request", limits.max_queries_per_request},
+        {"max_evaluate_documents", limits.max_evaluate_documents},
+        {"max_explain_cost", limits.max_explain_cost},
+        {"max_batch_queries", limits.max_batch_queries},
+        {"max_batch_documents", limits.max_batch_documents},
+        {"shadow_queue_capacity", options.shadow_queue_capacity}}) {
+    if (limit == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag, " must be at least 1 (0 would refuse every request)"));
+    }
+  }
+  // gRPC reads a negative size as "no limit" and 0 as "refuse everything".
+  if (options.max_message_bytes < kMinMessageBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_message_bytes must be at least ", kMinMessageBytes,
+                     ", got ", options.max_message_bytes));
+  }
+  if (options.num_threads < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--num_threads must be >= 0 (0 = gRPC's default), got ",
+                     options.num_threads));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunServer(const ServerOptions& options) {
+  if (absl::Status valid = ValidateServerOptions(options); !valid.ok()) {
+    return valid;
+  }
   // Block the shutdown signals before any thread starts, so every thread
   // inherits the mask and only sigwait() below receives them.
   sigset_t signals;
@@ -57,10 +123,6 @@ absl::Status RunServer(const ServerOptions& options) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--model_base_path '", options.model_base_path,
         "' is not a directory"));
-  }
-  if (options.shadow_queue_capacity == 0) {
-    return absl::InvalidArgumentError(
-        "--shadow_queue_capacity must be at least 1");
   }
   if (!options.model_config_file.empty()) {
     auto config = LoadServerConfig(options.model_config_file);

@@ -37,6 +37,13 @@ struct ServerOptions {
   uint32_t shadow_queue_capacity = 16;
 };
 
+// The checks of `options` that need no file: ports in 0..65535 (a negative
+// metrics port turns /metrics off), finite intervals (poll: <= 0 scans only
+// at start and on ReloadModels; drain and lame duck in [0, 86400] s), every
+// request limit and the shadow queue >= 1, messages of at least 1 KiB,
+// num_threads >= 0. Messages name the flag. RunServer calls it first.
+absl::Status ValidateServerOptions(const ServerOptions& options);
+
 // Runs plrank-server until SIGTERM or SIGINT, then shuts down gracefully:
 // health goes NOT_SERVING and polling stops; after lame_duck_seconds (still
 // serving), new RPCs are refused and RPCs in flight get up to drain_seconds

@@ -43,6 +43,25 @@ std::unique_ptr<grpc::ClientContext> Context() {
 
 std::string Port(int port) { return ":" + std::to_string(port); }
 
+// Flag values it cannot honour stop the server before it binds anything,
+// with the flag named (--port=70000 used to bind port 4464).
+TEST(ServerSecurityTest, RefusesFlagValuesItCannotHonour) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  for (const std::string& flag :
+       {std::string("--port=70000"), std::string("--poll_interval_seconds=nan"),
+        std::string("--max_message_bytes=0")}) {
+    const plrank::testing::CommandResult run = plrank::testing::RunCommand(
+        {"/usr/bin/timeout", "30", plrank::testing::BinPath("plrank-server"),
+         "--model_base_path=" + base.path(), "--metrics_port=0", flag});
+    EXPECT_EQ(run.exit_code, 1) << flag << ": " << run.err << run.out;
+    EXPECT_THAT(run.err, HasSubstr("plrank-server: --" +
+                                   flag.substr(2, flag.find('=') - 2)))
+        << flag;
+    EXPECT_THAT(run.out, Not(HasSubstr("listening on"))) << flag;
+  }
+}
+
 // With --port=0 the server announces its port; that socket and /metrics
 // must be all it listens on (gRPC's per-queue listener clones used to bind
 // further random ports), and /metrics stays on loopback when gRPC is
