@@ -151,6 +151,10 @@ absl::StatusOr<plrank::client::CommandSettings> SettingsFromFlags(
   settings.contributions_out = absl::GetFlag(FLAGS_contributions_out);
   settings.top_features = absl::GetFlag(FLAGS_top_features);
   settings.batch_size = absl::GetFlag(FLAGS_batch_size);
+  // A usage error, found before any call (RunRankBatch checks it too).
+  if (settings.batch_size <= 0) {
+    return absl::InvalidArgumentError("--batch_size must be positive");
+  }
   absl::StatusOr<std::vector<uint32_t>> cutoffs =
       ParseCutoffs(absl::GetFlag(FLAGS_eval_at));
   if (!cutoffs.ok()) return cutoffs.status();

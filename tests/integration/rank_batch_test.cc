@@ -32,6 +32,7 @@ using ::plrank::testing::RunCommand;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kMaxBatchQueries = 7;
 constexpr int kMaxBatchDocuments = 60;
@@ -293,8 +294,11 @@ TEST_F(RankBatchTest, ClientRankBatchPrintsAndWritesWhatRankDoes) {
   EXPECT_THAT(too_big.err, HasSubstr("queries in one RankBatch request"));
   CommandResult bad_flag = Client(
       {"--model=demo", "rank-batch", "--data=" + data, "--batch_size=0"});
-  EXPECT_NE(bad_flag.exit_code, 0);
-  EXPECT_THAT(bad_flag.err, HasSubstr("--batch_size must be positive"));
+  // A usage error of the client's own, not the server's.
+  EXPECT_EQ(bad_flag.exit_code, 2);
+  EXPECT_THAT(bad_flag.err,
+              HasSubstr("plrank-client: error: --batch_size must be positive"));
+  EXPECT_THAT(bad_flag.err, Not(HasSubstr("INVALID_ARGUMENT")));
 }
 
 }  // namespace

@@ -354,6 +354,8 @@ def _validated(argv: Sequence[str]):
         raise UsageError("--top_features must be >= 0")
     if args.num_features < 0:
         raise UsageError("--num_features must be >= 0")
+    if args.batch_size <= 0:
+        raise UsageError("--batch_size must be positive")
     args.cutoffs = _cutoffs(args.eval_at)
     if not args.target:
         raise UsageError("--target=HOST:PORT is required")
@@ -378,8 +380,6 @@ def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout) -> int:
             if args.command == "rank":
                 run_rank(client, args, out)
             elif args.command == "rank-batch":
-                if args.batch_size <= 0:
-                    raise InvalidArgumentError("--batch_size must be positive")
                 run_rank(client, args, out, batch=args.batch_size)
             elif args.command == "explain":
                 run_explain(client, args, out)

@@ -190,6 +190,7 @@ def test_bad_data_file_names_file_and_line(env, tmp_path):
     ["--model=demo", "evaluate", "--eval_at=0"],
     ["--model=demo", "evaluate", "--empty_query_ndcg=none"],
     ["--model=demo", "--version=-1", "status"],
+    ["--model=demo", "rank-batch", "--batch_size=0"],
 ], ids=lambda args: " ".join(args))
 def test_usage_errors_exit_2(env, args):
     rc, _, err = run_cli(python_cli(env), args)
