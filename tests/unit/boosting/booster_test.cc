@@ -212,13 +212,20 @@ std::vector<int32_t> LeafDepths(const Tree& tree) {
   return depths;
 }
 
-TEST(BoosterTest, MaxDepthBoundsEveryLeafAndBinds) {
-  const Dataset data = RandomDataset(4000, 6, 5);
-  SquaredLoss objective;
+// Three trees that reach 31 leaves on RandomDataset(4000, 6, 5) unless a
+// limit stops them.
+BoosterConfig ThreeFullTreesConfig() {
   BoosterConfig config = SmallConfig();
   config.num_trees = 3;
   config.num_leaves = 31;
   config.min_data_in_leaf = 20;
+  return config;
+}
+
+TEST(BoosterTest, MaxDepthBoundsEveryLeafAndBinds) {
+  const Dataset data = RandomDataset(4000, 6, 5);
+  SquaredLoss objective;
+  BoosterConfig config = ThreeFullTreesConfig();
   for (int32_t max_depth : {1, 2, 3}) {
     SCOPED_TRACE(max_depth);
     config.max_depth = max_depth;
@@ -244,10 +251,7 @@ TEST(BoosterTest, MaxDepthBoundsEveryLeafAndBinds) {
 TEST(BoosterTest, MinGainToSplitKeepsOnlyLargerGains) {
   const Dataset data = RandomDataset(4000, 6, 5);
   SquaredLoss objective;
-  BoosterConfig config = SmallConfig();
-  config.num_trees = 3;
-  config.num_leaves = 31;
-  config.min_data_in_leaf = 20;
+  BoosterConfig config = ThreeFullTreesConfig();
   const BoosterResult free = Train(config, data, &objective);
   std::vector<double> gains = free.trees[0].split_gain;
   ASSERT_EQ(gains.size(), 30u);
