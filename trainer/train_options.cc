@@ -298,10 +298,8 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
         "--split_gain: '" + split_gain + "' is not one of auto, ls, newton");
   }
   if (booster.num_trees <= 0) return absl::InvalidArgumentError("--trees must be > 0");
-  if (booster.num_leaves < 2) return absl::InvalidArgumentError("--leaves must be >= 2");
-  if (!(booster.learning_rate > 0.0 && std::isfinite(booster.learning_rate))) {
-    return absl::InvalidArgumentError("--learning_rate must be finite and > 0");
-  }
+  if (booster.num_leaves < 2)
+    return absl::InvalidArgumentError("--leaves must be >= 2");
   // The booster's own checks, before any data is read; its messages name
   // the settings as the flags do.
   if (absl::Status valid = plrank::ValidateBoosterConfig(booster);

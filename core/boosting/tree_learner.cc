@@ -246,18 +246,24 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     const uint32_t num_left = Partition(parent, split);
     Leaf& left = leaves_[split_leaf];
     Leaf& right = leaves_[new_leaf];
-    left = Leaf{parent.begin, num_left,         num_left,
-                split.left,   parent.histogram, node,
-                true,         parent.depth + 1, {}};
-    right = Leaf{parent.begin + num_left,
-                 parent.count - num_left,
-                 parent.count - num_left,
-                 split.right,
-                 -1,
-                 node,
-                 false,
-                 parent.depth + 1,
-                 {}};
+    left = Leaf{.begin = parent.begin,
+                .count = num_left,
+                .total = num_left,
+                .sums = split.left,
+                .histogram = parent.histogram,
+                .parent_node = node,
+                .is_left_child = true,
+                .depth = parent.depth + 1,
+                .best = {}};
+    right = Leaf{.begin = parent.begin + num_left,
+                 .count = parent.count - num_left,
+                 .total = parent.count - num_left,
+                 .sums = split.right,
+                 .histogram = -1,
+                 .parent_node = node,
+                 .is_left_child = false,
+                 .depth = parent.depth + 1,
+                 .best = {}};
     // Exact counts from the partition (the split's are the same, as doubles);
     // distributed, the split's are the global ones (integers, exact).
     if (distributed_) {
