@@ -87,7 +87,7 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
         {"shadow_queue_capacity", options.shadow_queue_capacity}}) {
     if (limit == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--", flag, " must be at least 1 (0 would refuse every request)"));
+          "--", flag, " must be at least 1 (0 would let nothing through)"));
     }
   }
   // gRPC reads a negative size as "no limit" and 0 as "refuse everything".

@@ -213,7 +213,7 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     for (int32_t l = 0; l < num_leaves; ++l) {
       const SplitCandidate& best = leaves_[l].best;
       if (!best.valid() || !(best.gain > config_.min_gain_to_split)) continue;
-      if (split_leaf < 0 || leaves_[l].best.gain > leaves_[split_leaf].best.gain) {
+      if (split_leaf < 0 || best.gain > leaves_[split_leaf].best.gain) {
         split_leaf = l;
       }
     }
