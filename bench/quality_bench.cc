@@ -44,7 +44,10 @@ ABSL_FLAG(std::string, plrank_variants, "PLRank (default)=;PLRank (paper)=--pl_p
           "first '=' followed by '-', a blank or the end");
 ABSL_FLAG(std::string, systems, "lambdamart,xgb_ndcg,xgb_pairwise",
           "peers, comma-separated: xgb_ndcg, xgb_pairwise (plrank-xgb-peer; "
-          "skipped with a note when not built) or a plrank-train objective "
+          "skipped with a note when not built), xgb_ndcg_defaults, "
+          "xgb_pairwise_defaults (the same at XGBRanker's own defaults: "
+          "depth 6, eta 0.3; only the tree count is the benchmark's) or a "
+          "plrank-train objective "
           "(lambdamart, mart2, mcrank, ...)");
 ABSL_FLAG(std::string, candidate, "",
           "the system every other is tested against (default: the first "

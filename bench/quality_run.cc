@@ -1,13 +1,12 @@
 #include "bench/quality_run.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -17,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/child_process.h"
 #include "bench/score_evaluation.h"
+#include "bench/scratch_directory.h"
 #include "core/data/letor_reader.h"
 #include "core/metrics/ranking_metrics.h"
 
@@ -266,12 +266,11 @@ absl::StatusOr<QualityResults> RunQuality(const QualityConfig& config) {
   }
   results.load_average = WarnIfMachineBusy(1.0);
 
-  std::string parent = config.work_dir;
-  if (parent.empty()) parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-  std::string work = parent + "/plrank-quality-XXXXXX";
-  if (mkdtemp(work.data()) == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot create a directory in ", parent));
-  }
+  absl::StatusOr<std::unique_ptr<ScratchDirectory>> scratch =
+      ScratchDirectory::Create(config.work_dir, "plrank-quality",
+                               config.keep_work_dir);
+  if (!scratch.ok()) return scratch.status();
+  const std::string& work = (*scratch)->path();
   if (config.keep_work_dir && config.progress) {
     config.progress(absl::StrCat("scratch files in ", work));
   }
@@ -279,8 +278,6 @@ absl::StatusOr<QualityResults> RunQuality(const QualityConfig& config) {
     results.sets.push_back(
         RunSet(config, results.systems, results.candidate, name, work));
   }
-  std::error_code ignored;
-  if (!config.keep_work_dir) fs::remove_all(work, ignored);
   results.wall_seconds = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - start)
                              .count();

@@ -80,6 +80,17 @@ absl::StatusOr<std::vector<QualitySystem>> ParsePeerSystems(
       peer.xgboost = true;
       peer.objective = key == "xgb_ndcg" ? "rank:ndcg" : "rank:pairwise";
       peer.name = absl::StrCat("XGBoost ", peer.objective);
+    } else if (key == "xgb_ndcg_defaults" || key == "xgb_pairwise_defaults") {
+      // XGBoost as a user gets it out of the box (XGBRanker 1.7: depth-wise
+      // trees of depth 6, eta 0.3, 256 bins), not at the benchmark's
+      // settings; only the number of trees is the benchmark's.
+      peer.xgboost = true;
+      peer.objective =
+          key == "xgb_ndcg_defaults" ? "rank:ndcg" : "rank:pairwise";
+      peer.name = absl::StrCat("XGBoost ", peer.objective, " (own defaults)");
+      peer.extra_flags = {
+          "--xgb_params=grow_policy=depthwise,max_depth=6,max_leaves=0,"
+          "eta=0.3,max_bin=256"};
     } else if (key == "xendcg") {
       // Not one of the paper's systems: LightGBM's rank_xendcg, a PL-family
       // point of comparison.
@@ -90,7 +101,8 @@ absl::StatusOr<std::vector<QualitySystem>> ParsePeerSystems(
       if (!known.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("unknown system '", key,
-                         "' (xgb_ndcg, xgb_pairwise, or a plrank-train "
+                         "' (xgb_ndcg, xgb_pairwise, xgb_ndcg_defaults, "
+                         "xgb_pairwise_defaults, or a plrank-train "
                          "objective such as lambdamart)"));
       }
       peer.objective = known->front().objective;

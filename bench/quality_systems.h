@@ -33,7 +33,9 @@ absl::StatusOr<std::vector<QualitySystem>> ParsePlrankVariants(
     absl::string_view text);
 
 // Parses a comma-separated peer list: xgb_ndcg (XGBoost rank:ndcg),
-// xgb_pairwise (XGBoost rank:pairwise), or a plrank-train objective key as
+// xgb_pairwise (XGBoost rank:pairwise), xgb_ndcg_defaults and
+// xgb_pairwise_defaults (the same at XGBRanker's own defaults: depth-wise
+// trees of depth 6, eta 0.3, 256 bins), or a plrank-train objective key as
 // plrank-repro knows them (lambdamart, mcrank, mart2, ...). May be empty.
 absl::StatusOr<std::vector<QualitySystem>> ParsePeerSystems(
     absl::string_view text);

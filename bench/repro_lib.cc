@@ -76,25 +76,6 @@ std::vector<std::string> TrainArgs(const ReproConfig& config,
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ScratchDirectory>> ScratchDirectory::Create(
-    std::string parent, const std::string& prefix, bool keep) {
-  if (parent.empty()) {
-    parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-  }
-  std::string path = parent + "/" + prefix + "-XXXXXX";
-  if (mkdtemp(path.data()) == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("cannot create a directory in ", parent));
-  }
-  return std::unique_ptr<ScratchDirectory>(
-      new ScratchDirectory(std::move(path), keep));
-}
-
-ScratchDirectory::~ScratchDirectory() {
-  std::error_code ignored;
-  if (!keep_) std::filesystem::remove_all(path_, ignored);
-}
-
 absl::StatusOr<std::vector<Fold>> FoldsIn(const std::string& dir) {
   std::vector<Fold> folds;
   std::error_code error;
@@ -139,24 +120,6 @@ absl::StatusOr<double> TrainAndScore(const ReproConfig& config,
   if (!scored.ok()) return scored.status();
   const double seconds = ReportedValue(trained->stdout_text, "train_seconds");
   return seconds >= 0 ? seconds : trained->wall_seconds;
-}
-
-absl::StatusOr<std::vector<std::vector<double>>> PerQueryMetrics(
-    const Dataset& test, const std::vector<double>& scores) {
-  if (scores.size() != test.num_documents()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("got ", scores.size(), " scores for ",
-                     test.num_documents(), " test documents"));
-  }
-  MetricOptions options;
-  options.empty_query = EmptyQueryNdcg::kOne;
-  std::vector<std::vector<double>> values;
-  for (const char* name : kReproMetricNames) {
-    absl::StatusOr<MetricSpec> spec = ParseMetricSpec(name);
-    if (!spec.ok()) return spec.status();
-    values.push_back(PerQueryMetric(test, scores, *spec, options));
-  }
-  return values;
 }
 
 namespace {
@@ -296,7 +259,7 @@ absl::StatusOr<ReproResults> RunRepro(const ReproConfig& config) {
           seconds.ok() ? ReadScoreFile(scores_path)
                        : absl::StatusOr<std::vector<double>>(seconds.status());
       absl::StatusOr<std::vector<std::vector<double>>> values =
-          scores.ok() ? PerQueryMetrics(*test, *scores)
+          scores.ok() ? EvaluateScoresPerQuery(*test, *scores)
                       : absl::StatusOr<std::vector<std::vector<double>>>(
                             scores.status());
       if (!values.ok()) {

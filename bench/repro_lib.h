@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "bench/repro_systems.h"
+#include "bench/score_evaluation.h"
 
 namespace plrank::bench {
 
@@ -44,9 +45,9 @@ struct ReproConfig {
   std::function<void(std::string_view)> progress;
 };
 
-inline constexpr int kReproNumMetrics = 4;  // ndcg@1, ndcg@3, ndcg@10, err
-inline constexpr const char* kReproMetricNames[kReproNumMetrics] = {
-    "ndcg@1", "ndcg@3", "ndcg@10", "err"};
+// The metrics of every benchmark (bench/score_evaluation.h).
+inline constexpr int kReproNumMetrics = kNumBenchMetrics;
+inline constexpr const auto& kReproMetricNames = kBenchMetricNames;
 
 struct ReproSystemResult {
   ReproSystem system;

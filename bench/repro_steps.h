@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "bench/repro_lib.h"
 #include "bench/repro_systems.h"
+#include "bench/scratch_directory.h"
 #include "core/data/dataset.h"
 
 namespace plrank::bench {
@@ -20,26 +21,6 @@ namespace plrank::bench {
 struct Fold {
   std::string name, train, test;
   int number = 0;  // FoldN's N, for a numeric order (Fold10 after Fold9)
-};
-
-// A fresh directory <parent>/<prefix>-XXXXXX (parent: the given one, else
-// $TMPDIR, else /tmp), removed with its contents on destruction unless
-// `keep`. Not copyable: one owner removes it.
-class ScratchDirectory {
- public:
-  static absl::StatusOr<std::unique_ptr<ScratchDirectory>> Create(
-      std::string parent, const std::string& prefix, bool keep);
-  ~ScratchDirectory();
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  ScratchDirectory(std::string path, bool keep)
-      : path_(std::move(path)), keep_(keep) {}
-  std::string path_;
-  bool keep_;
 };
 
 // The Fold<N>/{train,test}.txt of `dir`, in N order; an error when none.
@@ -53,12 +34,6 @@ absl::StatusOr<double> TrainAndScore(const ReproConfig& config,
                                      const ReproSystem& system, int trees,
                                      const Fold& fold, const std::string& base,
                                      const std::string& scores_path);
-
-// Per-query values of kReproMetricNames ([metric][query]). Queries without a
-// relevant document count NDCG 1 and ERR 0 (the project's default); ERR's
-// grade scale is the test part's largest label.
-absl::StatusOr<std::vector<std::vector<double>>> PerQueryMetrics(
-    const Dataset& test, const std::vector<double>& scores);
 
 }  // namespace plrank::bench
 

@@ -48,7 +48,7 @@ absl::StatusOr<std::vector<std::vector<double>>> TrainAndEvaluate(
   if (!seconds.ok()) return seconds.status();
   absl::StatusOr<std::vector<double>> scores = ReadScoreFile(scores_path);
   if (!scores.ok()) return scores.status();
-  return PerQueryMetrics(test, *scores);
+  return EvaluateScoresPerQuery(test, *scores);
 }
 
 Json Number(double value) {

@@ -40,6 +40,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/dense_rows.h"
 #include "bench/xgb_call.h"
 #include "benchmark/benchmark.h"
 #include "core/data/datagen.h"
@@ -67,25 +68,6 @@ struct Options {
   int32_t train_queries = 300;
 };
 
-struct BoosterDeleter {
-  void operator()(void* handle) const { XGBoosterFree(handle); }
-};
-struct DMatrixDeleter {
-  void operator()(void* handle) const { XGDMatrixFree(handle); }
-};
-using BoosterPtr = std::unique_ptr<void, BoosterDeleter>;
-using DMatrixPtr = std::unique_ptr<void, DMatrixDeleter>;
-
-std::vector<float> RowMajor(const Dataset& data, size_t max_rows) {
-  const size_t rows = std::min(max_rows, data.num_documents());
-  std::vector<float> dense(rows * data.num_features);
-  for (int32_t f = 0; f < data.num_features; ++f) {
-    const float* column = data.column(f);
-    for (size_t i = 0; i < rows; ++i) dense[i * data.num_features + f] = column[i];
-  }
-  return dense;
-}
-
 absl::Status TrainXgboost(const Shape& shape, int32_t queries,
                           const std::string& path) {
   DatagenOptions options;
@@ -93,7 +75,8 @@ absl::Status TrainXgboost(const Shape& shape, int32_t queries,
   options.num_features = kFeatures;
   options.seed = 1;
   const Dataset data = GenerateDataset(options);
-  const std::vector<float> dense = RowMajor(data, data.num_documents());
+  const std::vector<float> dense =
+      DenseRows(data, data.num_documents(), data.num_features);
   DMatrixHandle raw_matrix = nullptr;
   PLRANK_XGB_RETURN_IF_ERROR(XGDMatrixCreateFromMat_omp(
       dense.data(), data.num_documents(), kFeatures,
@@ -213,7 +196,9 @@ std::vector<float> MakePool() {
   options.num_queries = 2 * kPoolDocs / 100;
   options.num_features = kFeatures;
   options.seed = 2;
-  std::vector<float> pool = RowMajor(GenerateDataset(options), kPoolDocs);
+  const Dataset pool_data = GenerateDataset(options);
+  std::vector<float> pool =
+      DenseRows(pool_data, kPoolDocs, pool_data.num_features);
   if (pool.size() != kPoolDocs * kFeatures) {
     std::fprintf(stderr, "scoring pool too small\n");
     std::exit(1);

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -23,14 +24,15 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/child_process.h"
 #include "bench/score_evaluation.h"
+#include "bench/scratch_directory.h"
 #include "common/program.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
@@ -316,21 +318,21 @@ int Main() {
                  "XGBoost systems skipped\n", bin_dir.c_str());
   }
 
-  std::string parent = absl::GetFlag(FLAGS_work_dir);
-  if (parent.empty()) parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-  std::string pattern = parent + "/plrank-bench-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    std::fprintf(stderr, "plrank-bench-train: cannot create a directory in %s\n", parent.c_str());
+  absl::StatusOr<std::unique_ptr<ScratchDirectory>> scratch =
+      ScratchDirectory::Create(absl::GetFlag(FLAGS_work_dir), "plrank-bench",
+                               absl::GetFlag(FLAGS_keep_work_dir));
+  if (!scratch.ok()) {
+    std::fprintf(stderr, "plrank-bench-train: %s\n",
+                 std::string(scratch.status().message()).c_str());
     return 1;
   }
-  const std::string work = pattern;
+  const std::string& work = (*scratch)->path();
 
   absl::StatusOr<std::vector<Fold>> folds =
       generated ? GenerateFold(bin_dir, work) : FoldsFromDir(folds_dir);
   if (!folds.ok()) {
-    std::fprintf(stderr, "plrank-bench-train: %s\n", std::string(folds.status().message()).c_str());
-    std::error_code ignored;
-    fs::remove_all(work, ignored);
+    std::fprintf(stderr, "plrank-bench-train: %s\n",
+                 std::string(folds.status().message()).c_str());
     return 1;
   }
   int exit_code = 0;
@@ -408,9 +410,6 @@ int Main() {
   }
   if (absl::GetFlag(FLAGS_keep_work_dir)) {
     std::fprintf(stderr, "scratch files kept in %s\n", work.c_str());
-  } else {
-    std::error_code ignored;
-    fs::remove_all(work, ignored);
   }
   return exit_code;
 }

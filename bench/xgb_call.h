@@ -3,6 +3,8 @@
 
 #include <xgboost/c_api.h>
 
+#include <memory>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -14,6 +16,16 @@ inline absl::Status XgbCall(int return_code, const char* what) {
   return absl::InternalError(
       absl::StrCat("XGBoost ", what, " failed: ", XGBGetLastError()));
 }
+
+// Owners of XGBoost C API handles.
+struct XgbBoosterDeleter {
+  void operator()(void* handle) const { XGBoosterFree(handle); }
+};
+struct XgbDMatrixDeleter {
+  void operator()(void* handle) const { XGDMatrixFree(handle); }
+};
+using BoosterPtr = std::unique_ptr<void, XgbBoosterDeleter>;
+using DMatrixPtr = std::unique_ptr<void, XgbDMatrixDeleter>;
 
 }  // namespace plrank::bench
 

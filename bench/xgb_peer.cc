@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -21,6 +22,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "bench/dense_rows.h"
 #include "bench/xgb_call.h"
 #include "common/program.h"
 #include "core/data/dataset.h"
@@ -40,6 +45,11 @@ ABSL_FLAG(double, learning_rate, 0.1, "eta");
 ABSL_FLAG(int32_t, max_bin, 255, "histogram bins per feature");
 ABSL_FLAG(int32_t, num_threads, 2, "nthread");
 ABSL_FLAG(int32_t, seed, 0, "XGBoost seed");
+ABSL_FLAG(std::string, xgb_params, "",
+          "further XGBoost parameters, name=value,name=value, set after the "
+          "ones the flags above set (so they win): e.g. "
+          "grow_policy=depthwise,max_depth=6,max_leaves=0,eta=0.3 for "
+          "XGBRanker's own defaults");
 ABSL_FLAG(bool, quiet, false, "only print the timing lines");
 
 namespace plrank::bench {
@@ -51,35 +61,9 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-struct DMatrixDeleter {
-  void operator()(void* handle) const { XGDMatrixFree(handle); }
-};
-struct BoosterDeleter {
-  void operator()(void* handle) const { XGBoosterFree(handle); }
-};
-using DMatrixPtr = std::unique_ptr<void, DMatrixDeleter>;
-using BoosterPtr = std::unique_ptr<void, BoosterDeleter>;
-
-// Row-major copy of the first `width` feature columns (zero-padded: an
-// absent sparse entry is 0 in a Dataset), NaN staying NaN = missing.
-std::vector<float> RowMajor(const Dataset& data, int32_t width) {
-  const size_t rows = data.num_documents();
-  std::vector<float> dense(rows * static_cast<size_t>(width), 0.0f);
-  const int32_t present = std::min(width, data.num_features);
-  constexpr size_t kBlock = 512;  // rows per block: keeps writes in cache
-  for (size_t begin = 0; begin < rows; begin += kBlock) {
-    const size_t end = std::min(rows, begin + kBlock);
-    for (int32_t f = 0; f < present; ++f) {
-      const float* column = data.column(f);
-      for (size_t i = begin; i < end; ++i) dense[i * width + f] = column[i];
-    }
-  }
-  return dense;
-}
-
 absl::StatusOr<DMatrixPtr> MakeDMatrix(const Dataset& data, int32_t width,
                                        int32_t threads, bool with_labels) {
-  std::vector<float> dense = RowMajor(data, width);
+  std::vector<float> dense = DenseRows(data, data.num_documents(), width);
   DMatrixHandle raw = nullptr;
   PLRANK_XGB_RETURN_IF_ERROR(XGDMatrixCreateFromMat_omp(
       dense.data(), data.num_documents(), width,
@@ -99,8 +83,29 @@ absl::StatusOr<DMatrixPtr> MakeDMatrix(const Dataset& data, int32_t width,
   return matrix;
 }
 
-absl::Status SetParams(BoosterHandle booster) {
-  const std::vector<std::pair<std::string, std::string>> params = {
+using XgbParams = std::vector<std::pair<std::string, std::string>>;
+
+// "name=value,name=value" (blanks around items ignored) into pairs.
+absl::StatusOr<XgbParams> ParseXgbParams(absl::string_view text) {
+  XgbParams params;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    item = absl::StripAsciiWhitespace(item);
+    if (item.empty()) continue;
+    const size_t equals = item.find('=');
+    if (equals == absl::string_view::npos || equals == 0 ||
+        equals + 1 == item.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--xgb_params: '", item, "' is not name=value"));
+    }
+    params.emplace_back(std::string(item.substr(0, equals)),
+                        std::string(item.substr(equals + 1)));
+  }
+  return params;
+}
+
+// The flags' parameters, then `extra` (--xgb_params), in that order.
+absl::Status SetParams(BoosterHandle booster, const XgbParams& extra) {
+  XgbParams params = {
       {"objective", absl::GetFlag(FLAGS_objective)},
       {"tree_method", "hist"},
       {"grow_policy", "lossguide"},
@@ -112,6 +117,7 @@ absl::Status SetParams(BoosterHandle booster) {
       {"seed", absl::StrCat(absl::GetFlag(FLAGS_seed))},
       {"verbosity", absl::GetFlag(FLAGS_quiet) ? "0" : "1"},
   };
+  params.insert(params.end(), extra.begin(), extra.end());
   for (const auto& [name, value] : params) {
     PLRANK_XGB_RETURN_IF_ERROR(
         XGBoosterSetParam(booster, name.c_str(), value.c_str()));
@@ -145,6 +151,9 @@ absl::Status Run() {
   if (train_path.empty()) return absl::InvalidArgumentError("--train is required");
   const int32_t threads = absl::GetFlag(FLAGS_num_threads);
   const bool quiet = absl::GetFlag(FLAGS_quiet);
+  absl::StatusOr<XgbParams> extra_params =
+      ParseXgbParams(absl::GetFlag(FLAGS_xgb_params));
+  if (!extra_params.ok()) return extra_params.status();
 
   const Clock::time_point load_start = Clock::now();
   DMatrixPtr train;
@@ -167,7 +176,8 @@ absl::Status Run() {
   DMatrixHandle train_handle = train.get();
   PLRANK_XGB_RETURN_IF_ERROR(XGBoosterCreate(&train_handle, 1, &raw_booster));
   BoosterPtr booster(raw_booster);
-  if (absl::Status s = SetParams(booster.get()); !s.ok()) return s;
+  if (absl::Status s = SetParams(booster.get(), *extra_params); !s.ok())
+    return s;
 
   const int32_t trees = absl::GetFlag(FLAGS_trees);
   const Clock::time_point train_start = Clock::now();

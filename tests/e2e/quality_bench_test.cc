@@ -4,11 +4,13 @@
 // numbers. Built with the benchmarks only (PLRANK_HAVE_QUALITY_LIB); the
 // XGBoost rows are expected exactly when plrank-xgb-peer is built
 // (PLRANK_HAVE_XGB_PEER).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -64,6 +66,16 @@ TEST(QualitySystems, ParsesPeers) {
   EXPECT_EQ((*peers)[1].name, "XGBoost rank:ndcg");
   EXPECT_TRUE((*peers)[2].xgboost);
   EXPECT_EQ((*peers)[2].objective, "rank:pairwise");
+  absl::StatusOr<std::vector<QualitySystem>> own =
+      ParsePeerSystems("xgb_pairwise_defaults,xgb_ndcg_defaults");
+  ASSERT_TRUE(own.ok()) << own.status();
+  ASSERT_EQ(own->size(), 2u);
+  EXPECT_TRUE((*own)[0].xgboost);
+  EXPECT_EQ((*own)[0].objective, "rank:pairwise");
+  EXPECT_EQ((*own)[0].name, "XGBoost rank:pairwise (own defaults)");
+  EXPECT_EQ((*own)[1].objective, "rank:ndcg");
+  EXPECT_THAT((*own)[1].extra_flags,
+              ElementsAre(HasSubstr("grow_policy=depthwise,max_depth=6")));
   EXPECT_TRUE(ParsePeerSystems("").ok());
   EXPECT_FALSE(ParsePeerSystems("xgb_map").ok());
   EXPECT_FALSE(ParsePeerSystems("lambdamart,lambdamart").ok());
@@ -214,6 +226,42 @@ TEST(QualityBench, GenFlagsReachTheGenerator) {
   EXPECT_THAT(refused.out + refused.err, HasSubstr("no_such_datagen_flag"));
 }
 
+// --xgb_params reaches XGBoost, after the flags' own parameters: at eta 0
+// no tree moves any score off the base score.
+TEST(QualityBench, XgbPeerParamsReachXgboost) {
+  if (!kHaveXgboost) {  // built exactly when libxgboost-dev is there
+    EXPECT_FALSE(std::filesystem::exists(BinPath("plrank-xgb-peer")));
+    return;
+  }
+  PLRANK_REQUIRE_SHARED_DATA("MQ2008/S1.txt");
+  TempDir dir;
+  const std::string data = ::plrank::testing::SharedDataPath("MQ2008/S1.txt");
+  auto train = [&](const std::string& params, const std::string& scores) {
+    return RunCommand({BinPath("plrank-xgb-peer"), "--train=" + data,
+                       "--test=" + data, "--trees=3", "--quiet",
+                       "--scores_out=" + dir.File(scores),
+                       "--xgb_params=" + params});
+  };
+  auto distinct_scores = [&](const std::string& scores) {
+    std::vector<std::string> lines = absl::StrSplit(
+        ReadWholeFile(dir.File(scores)), '\n', absl::SkipEmpty());
+    std::sort(lines.begin(), lines.end());
+    return std::unique(lines.begin(), lines.end()) - lines.begin();
+  };
+  const CommandResult moved = train("", "moved.txt");
+  ASSERT_EQ(moved.exit_code, 0) << moved.err;
+  EXPECT_GT(distinct_scores("moved.txt"), 10);
+  const CommandResult frozen = train(" eta=0 , max_depth=2", "frozen.txt");
+  ASSERT_EQ(frozen.exit_code, 0) << frozen.err;
+  EXPECT_EQ(distinct_scores("frozen.txt"), 1);
+
+  const CommandResult malformed = train("max_depth", "bad.txt");
+  EXPECT_EQ(malformed.exit_code, 1);
+  EXPECT_THAT(malformed.err,
+              HasSubstr("--xgb_params: 'max_depth' is not name=value"));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("bad.txt")));
+}
+
 TEST(QualityBench, BadListsAreRefused) {
   TempDir dir;
   for (const std::vector<std::string>& extra :
@@ -227,6 +275,29 @@ TEST(QualityBench, BadListsAreRefused) {
     EXPECT_EQ(run.exit_code, 2) << extra[0];
     EXPECT_THAT(run.err, HasSubstr("plrank-bench-quality: ")) << extra[0];
   }
+}
+
+TEST(QualityBench, CreatesAMissingWorkDirAndSaysWhyItCannot) {
+  TempDir dir;
+  std::vector<std::string> command = TinyCommand(dir, "sparse", "a=");
+  command.push_back("--systems=");
+  const std::string nested = dir.File("runs/today");
+  command.push_back("--work_dir=" + nested);  // the last one wins
+  const CommandResult run = RunCommand(command);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_TRUE(std::filesystem::is_directory(nested));
+  // The run's scratch directory inside it is gone again.
+  EXPECT_TRUE(std::filesystem::is_empty(nested));
+
+  // A regular file where a directory should be.
+  std::vector<std::string> blocked = TinyCommand(dir, "sparse", "a=");
+  blocked.push_back("--systems=");
+  blocked.push_back("--work_dir=" + dir.File("quality.md") + "/runs");
+  const CommandResult refused = RunCommand(blocked);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err,
+              HasSubstr("cannot create the work directory " +
+                        dir.File("quality.md") + "/runs: Not a directory"));
 }
 
 }  // namespace
