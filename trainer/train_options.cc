@@ -46,7 +46,12 @@ ABSL_FLAG(std::string, objective, "plrank",
                        " train linear models)."));
 ABSL_FLAG(int32_t, trees, 100, "Boosting iterations.");
 ABSL_FLAG(int32_t, leaves, 31, "Leaves per tree (leaf-wise growth).");
-ABSL_FLAG(double, learning_rate, 0.1, "Shrinkage of every tree.");
+ABSL_FLAG(double, learning_rate, 0.1,
+          "Shrinkage of every tree. Not given, --objective=plrank (without "
+          "--pl_paper) picks it "
+          "from the data (auto): 0.1 below 50,000 training documents, else "
+          "20 / --trees within [0.1, 0.2] (0.2 up to 100 trees, 0.1 from "
+          "200); every other objective uses 0.1.");
 // PLRank's defaults come from ObjectiveOptions (chosen by the quality
 // benchmark); --pl_paper switches to the paper's settings.
 ABSL_FLAG(bool, pl_paper, false,
@@ -267,6 +272,10 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   booster.num_trees = absl::GetFlag(FLAGS_trees);
   booster.num_leaves = absl::GetFlag(FLAGS_leaves);
   booster.learning_rate = absl::GetFlag(FLAGS_learning_rate);
+  // Tuned for PLRank's own settings, not for the paper's.
+  job.auto_learning_rate = job.objective.name == "plrank" &&
+                           !absl::GetFlag(FLAGS_pl_paper) &&
+                           !was_given("learning_rate");
   booster.min_data_in_leaf = absl::GetFlag(FLAGS_min_data_in_leaf);
   booster.min_sum_hessian_in_leaf = absl::GetFlag(FLAGS_min_sum_hessian_in_leaf);
   booster.lambda_l2 = absl::GetFlag(FLAGS_lambda_l2);

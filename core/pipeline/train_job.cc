@@ -1,18 +1,18 @@
 #include "core/pipeline/train_job.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <ctime>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <utility>
-
-#include <omp.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -24,6 +24,7 @@
 #include "core/linear/linear_model.h"
 #include "core/model/forest_scorer.h"
 #include "core/model/model_io.h"
+#include "core/pipeline/auto_learning_rate.h"
 #include "core/pipeline/training_history.h"
 
 namespace plrank {
@@ -363,9 +364,23 @@ absl::StatusOr<TrainSummary> RunTrainJob(
 }
 
 absl::StatusOr<TrainSummary> TrainOnData(
-    const TrainJob& job, const Dataset& train_data, const Dataset* valid_data,
-    bool record_history, const std::function<void(const std::string&)>& log) {
-  if (absl::Status status = CheckJob(job); !status.ok()) return status;
+    const TrainJob& requested_job, const Dataset& train_data,
+    const Dataset* valid_data, bool record_history,
+    const std::function<void(const std::string&)>& log) {
+  if (absl::Status status = CheckJob(requested_job); !status.ok()) {
+    return status;
+  }
+  std::optional<TrainJob> resolved;
+  if (requested_job.auto_learning_rate) {
+    resolved = requested_job;
+    resolved->auto_learning_rate = false;
+    resolved->booster.learning_rate =
+        AutoLearningRate(static_cast<int64_t>(train_data.num_documents()),
+                         resolved->booster.num_trees);
+    resolved->parameters["learning_rate"] =
+        absl::StrCat(resolved->booster.learning_rate);
+  }
+  const TrainJob& job = resolved ? *resolved : requested_job;
   TrainSummary summary;
   const auto load_start = Clock::now();
   SetThreads(job);
@@ -409,6 +424,13 @@ absl::StatusOr<TrainSummary> TrainOnData(
   log(absl::StrFormat("train: %s — %d queries, %d documents, %d features",
                       DataName(job.train_path), train.num_queries(),
                       train.num_documents(), train.num_features));
+  if (resolved) {
+    log(absl::StrFormat(
+        "learning rate %g (auto from %d training documents and %d trees; "
+        "--learning_rate sets it)",
+        job.booster.learning_rate, train.num_documents(),
+        job.booster.num_trees));
+  }
   std::vector<std::string> feature_names;
   if (!job.feature_names_path.empty()) {
     absl::StatusOr<std::vector<std::string>> names =

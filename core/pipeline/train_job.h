@@ -45,6 +45,11 @@ struct TrainJob {
   std::string dataset_cache_dir;
   ObjectiveOptions objective;
   BoosterConfig booster;
+  // Replace booster.learning_rate with AutoLearningRate(training documents,
+  // booster.num_trees) once the data is read (plrank-train sets this for
+  // --objective=plrank when --learning_rate is not given); the log names
+  // the rate and parameters["learning_rate"] records it.
+  bool auto_learning_rate = false;
   // Linear rankers (LinearTrainers(): --objective=ca | listmle) use these
   // instead of the booster; their NDCG cut-off and seed come from eval_at
   // and booster.seed.

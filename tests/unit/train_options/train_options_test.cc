@@ -154,5 +154,29 @@ TEST(TrainJobFromParamsTest, AutoSplitGainIsNewtonForPlrankOnly) {
               HasSubstr("not one of auto, ls, newton"));
 }
 
+// --learning_rate not given: PLRank (not the paper's) picks it from the data
+// once it is read (core/pipeline/auto_learning_rate.h); given, or for any
+// other objective, it is the flag's value.
+TEST(TrainJobFromParamsTest, LearningRateIsAutoForPlrankUnlessGiven) {
+  struct Case {
+    Params params;
+    bool auto_rate;
+  };
+  const Case cases[] = {
+      {{}, true},
+      {{{"trees", "300"}}, true},
+      {{{"learning_rate", "0.1"}}, false},
+      {{{"pl_paper", "true"}}, false},
+      {{{"objective", "lambdamart"}}, false},
+      {{{"objective", "xendcg"}}, false},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<TrainJob> job = TrainJobFromParams(c.params);
+    ASSERT_TRUE(job.ok()) << job.status();
+    EXPECT_EQ(job->auto_learning_rate, c.auto_rate)
+        << (c.params.empty() ? "defaults" : c.params[0].first);
+  }
+}
+
 }  // namespace
 }  // namespace plrank::cli
