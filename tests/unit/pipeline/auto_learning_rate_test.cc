@@ -67,27 +67,27 @@ std::vector<double> FirstTreeLeaves(const Trained& trained) {
 }
 
 // The resolved rate is the one trees are shrunk by, the one the artifact
-// records and the one the log names.
+// records and the one the log names; `other` is a rate it must differ from.
+void ExpectResolvedRate(const Dataset& data, const std::string& rate,
+                        double other) {
+  SCOPED_TRACE(rate);
+  const Trained automatic = Train(data, true, 0.1);
+  EXPECT_EQ(automatic.model.parameters.at("learning_rate"), rate);
+  EXPECT_THAT(automatic.log,
+              Contains(HasSubstr("learning rate " + rate + " (auto from ")));
+  EXPECT_EQ(FirstTreeLeaves(automatic),
+            FirstTreeLeaves(Train(data, false, std::stod(rate))));
+  EXPECT_NE(FirstTreeLeaves(automatic),
+            FirstTreeLeaves(Train(data, false, other)));
+}
+
 TEST(AutoLearningRateTest, TrainOnDataResolvesItFromTheTrainingData) {
   const Dataset large = Generated(500);
   ASSERT_GE(large.num_documents(), 50'000u);
-  const Trained automatic = Train(large, true, 0.1);
-  EXPECT_EQ(automatic.model.parameters.at("learning_rate"), "0.2");
-  EXPECT_THAT(automatic.log,
-              Contains(HasSubstr("learning rate 0.2 (auto from ")));
-  EXPECT_EQ(FirstTreeLeaves(automatic),
-            FirstTreeLeaves(Train(large, false, 0.2)));
-  EXPECT_NE(FirstTreeLeaves(automatic),
-            FirstTreeLeaves(Train(large, false, 0.1)));
-
+  ExpectResolvedRate(large, "0.2", 0.1);
   const Dataset small = Generated(100);
   ASSERT_LT(small.num_documents(), 50'000u);
-  const Trained small_auto = Train(small, true, 0.1);
-  EXPECT_EQ(small_auto.model.parameters.at("learning_rate"), "0.1");
-  EXPECT_THAT(small_auto.log,
-              Contains(HasSubstr("learning rate 0.1 (auto from ")));
-  EXPECT_EQ(FirstTreeLeaves(small_auto),
-            FirstTreeLeaves(Train(small, false, 0.1)));
+  ExpectResolvedRate(small, "0.1", 0.2);
 }
 
 }  // namespace
