@@ -84,6 +84,44 @@ TEST_F(CliTest, PlackettLuceDefaultAndPaperSwitch) {
   EXPECT_THAT(sampled_efron.err, HasSubstr("pl_ties=permutation"));
 }
 
+// --learning_rate not given: PLRank picks it from the training data (0.2
+// from 50,000 documents at 100 trees or fewer), says so and records it;
+// given, the flag is the rate, with no note.
+TEST_F(CliTest, AutoLearningRateIsLoggedAndRecorded) {
+  const std::string large = dir_.File("large.txt");
+  const CommandResult gen =
+      RunCommand({BinPath("plrank-datagen"), "--queries=500", "--features=6",
+                  "--seed=4", "--out=" + large});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  auto train = [&](const std::string& data, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {BinPath("plrank-train"),
+                                     "--train=" + data,
+                                     "--trees=2",
+                                     "--leaves=4",
+                                     "--num_threads=1",
+                                     "--model_out=" + dir_.File("lr.pb")};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const CommandResult run = RunCommand(argv);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const CommandResult dump = RunCommand(
+        {BinPath("plrank-eval"), "--model=" + dir_.File("lr.pb"), "--dump"});
+    EXPECT_EQ(dump.exit_code, 0) << dump.err;
+    return std::make_pair(run.out, dump.out);
+  };
+  const auto [large_log, large_dump] = train(large, {});
+  EXPECT_THAT(large_log, HasSubstr("learning rate 0.2 (auto from "));
+  EXPECT_THAT(large_dump, HasSubstr("learning_rate = 0.2\n"));
+  const auto [small_log, small_dump] = train(prefix_ + ".train", {});
+  EXPECT_THAT(small_log, HasSubstr("learning rate 0.1 (auto from "));
+  EXPECT_THAT(small_dump, HasSubstr("learning_rate = 0.1\n"));
+  const auto [given_log, given_dump] = train(large, {"--learning_rate=0.05"});
+  EXPECT_THAT(given_log, Not(HasSubstr("(auto from")));
+  EXPECT_THAT(given_dump, HasSubstr("learning_rate = 0.05\n"));
+  const auto [other_log, other_dump] = train(large, {"--objective=lambdamart"});
+  EXPECT_THAT(other_log, Not(HasSubstr("(auto from")));
+  EXPECT_THAT(other_dump, HasSubstr("learning_rate = 0.1\n"));
+}
+
 // A 16M feature index in a small file: one message, no abort.
 TEST_F(CliTest, HugeFeatureIndexFailsWithFileAndLine) {
   const std::string hostile = dir_.File("hostile.txt");
