@@ -70,6 +70,12 @@ ABSL_FLAG(std::string, gen_flags, "",
 ABSL_FLAG(int32_t, trees, 0, "trees (0: 100 on real sets, 300 on generated)");
 ABSL_FLAG(int32_t, leaves, 31, "leaves per tree");
 ABSL_FLAG(double, learning_rate, 0.1, "shrinkage");
+ABSL_FLAG(bool, plrank_auto_learning_rate, false,
+          "give the PLRank variants no --learning_rate, so that plrank-train "
+          "picks its own (auto: 0.1 below 50,000 training documents, else "
+          "20 / trees within [0.1, 0.2]); the peers keep --learning_rate. "
+          "With --systems=xgb_pairwise_defaults,xgb_ndcg_defaults and "
+          "--trees=100 --min_data_in_leaf=20: each tool at its own defaults");
 ABSL_FLAG(int32_t, min_data_in_leaf, 0,
           "plrank-train --min_data_in_leaf (0: 5 on real sets, 20 on "
           "generated; XGBoost has no such setting)");
@@ -184,6 +190,8 @@ int Main(int argc, char** argv) {
   config.trees = absl::GetFlag(FLAGS_trees);
   config.leaves = absl::GetFlag(FLAGS_leaves);
   config.learning_rate = absl::GetFlag(FLAGS_learning_rate);
+  config.plrank_auto_learning_rate =
+      absl::GetFlag(FLAGS_plrank_auto_learning_rate);
   config.min_data_in_leaf = absl::GetFlag(FLAGS_min_data_in_leaf);
   config.max_bin = absl::GetFlag(FLAGS_max_bin);
   config.num_threads = absl::GetFlag(FLAGS_num_threads);

@@ -54,6 +54,17 @@ std::string Header(const QualityConfig& config, const QualityResults& results,
       "early stopping; seed = the split's seed (1 on real data).\n",
       config.leaves, config.learning_rate, config.max_bin, config.num_threads,
       config.jobs);
+  for (const QualitySystem& system : results.systems) {
+    if (system.xgboost && !system.extra_flags.empty()) {
+      absl::StrAppend(&md, "- ", system.name,
+                      ": its flags (below) override those XGBoost settings\n");
+    }
+  }
+  if (config.plrank_auto_learning_rate) {
+    md +=
+        "- learning rate: the PLRank variants got no --learning_rate and used "
+        "plrank-train's own (auto) rate; the peers the rate above.\n";
+  }
   md +=
       "- metrics: means over all test queries, pooled over folds / seeds (one "
       "value per test query). NDCG gain 2^r - 1; a query without a relevant "
@@ -182,15 +193,17 @@ std::string QualityJson(const QualityConfig& config,
                   {"date", info.date},
                   {"load_average", results.load_average},
                   {"wall_seconds", results.wall_seconds}};
-  root["settings"] = {{"leaves", config.leaves},
-                      {"learning_rate", config.learning_rate},
-                      {"max_bin", config.max_bin},
-                      {"num_threads", config.num_threads},
-                      {"jobs", config.jobs},
-                      {"seeds", config.data.seeds},
-                      {"first_seed", config.data.first_seed},
-                      {"gen_flags", config.data.gen_flags},
-                      {"significance_level", config.significance_level}};
+  root["settings"] = {
+      {"leaves", config.leaves},
+      {"learning_rate", config.learning_rate},
+      {"plrank_auto_learning_rate", config.plrank_auto_learning_rate},
+      {"max_bin", config.max_bin},
+      {"num_threads", config.num_threads},
+      {"jobs", config.jobs},
+      {"seeds", config.data.seeds},
+      {"first_seed", config.data.first_seed},
+      {"gen_flags", config.data.gen_flags},
+      {"significance_level", config.significance_level}};
   root["candidate"] = results.systems[results.candidate].name;
   root["systems"] = nlohmann::json::array();
   for (const QualitySystem& system : results.systems) {

@@ -64,12 +64,16 @@ absl::StatusOr<std::pair<double, std::vector<double>>> TrainAndScore(
             absl::StrCat("--min_data_in_leaf=", min_data)};
   }
   const std::string common[] = {
-      absl::StrCat("--trees=", trees), absl::StrCat("--leaves=", config.leaves),
-      absl::StrCat("--learning_rate=", config.learning_rate),
+      absl::StrCat("--trees=", trees),
+      absl::StrCat("--leaves=", config.leaves),
       absl::StrCat("--max_bin=", config.max_bin),
       absl::StrCat("--num_threads=", config.num_threads),
-      absl::StrCat("--seed=", split.seed), "--quiet"};
+      absl::StrCat("--seed=", split.seed),
+      "--quiet"};
   argv.insert(argv.end(), std::begin(common), std::end(common));
+  if (!(system.plrank_variant && config.plrank_auto_learning_rate)) {
+    argv.push_back(absl::StrCat("--learning_rate=", config.learning_rate));
+  }
   argv.insert(argv.end(), system.extra_flags.begin(), system.extra_flags.end());
   absl::StatusOr<ChildRun> trained = RunOrFail(argv, base + ".train");
   if (!trained.ok()) return trained.status();

@@ -32,6 +32,9 @@ struct QualityConfig {
   int min_data_in_leaf = 0;
   int leaves = 31;
   double learning_rate = 0.1;
+  // PLRank variants get no --learning_rate, so plrank-train picks its own
+  // (its auto rate: each tool at its own defaults); peers keep the above.
+  bool plrank_auto_learning_rate = false;
   int max_bin = 255;
   int num_threads = 2;  // per training run
   int jobs = 1;         // training runs at the same time

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -224,6 +225,41 @@ TEST(QualityBench, GenFlagsReachTheGenerator) {
   const CommandResult refused = RunCommand(bad);
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.out + refused.err, HasSubstr("no_such_datagen_flag"));
+}
+
+// --plrank_auto_learning_rate: the PLRank variants get no --learning_rate
+// (so on these small sets plrank-train's auto rate is 0.1, whatever the
+// benchmark's), the peers keep the benchmark's.
+TEST(QualityBench, PlrankAutoLearningRateLeavesTheRateToPlrankTrain) {
+  TempDir dir;
+  auto run = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> command =
+        TinyCommand(dir, "sparse", "PLRank (default)=");
+    command.push_back("--systems=lambdamart");
+    command.push_back("--out=" + dir.File(name + ".md"));
+    command.insert(command.end(), extra.begin(), extra.end());
+    const CommandResult result = RunCommand(command);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const nlohmann::json json =
+        nlohmann::json::parse(ReadWholeFile(dir.File(name + ".json")));
+    const nlohmann::json& systems = json["sets"][0]["systems"];
+    return std::make_pair(systems[0]["ndcg@10"].get<double>(),
+                          systems[1]["ndcg@10"].get<double>());
+  };
+  const auto [plrank_at_01, lambdamart_at_01] =
+      run("fixed01", {"--learning_rate=0.1"});
+  const auto [plrank_at_03, lambdamart_at_03] =
+      run("fixed03", {"--learning_rate=0.3"});
+  const auto [plrank_auto, lambdamart_auto] =
+      run("auto", {"--learning_rate=0.3", "--plrank_auto_learning_rate"});
+  EXPECT_NE(plrank_at_01, plrank_at_03);  // the rate matters on this set
+  EXPECT_EQ(plrank_auto, plrank_at_01);
+  EXPECT_EQ(lambdamart_auto, lambdamart_at_03);
+  EXPECT_THAT(ReadWholeFile(dir.File("auto.md")),
+              HasSubstr("the PLRank variants got no --learning_rate"));
+  EXPECT_EQ(nlohmann::json::parse(ReadWholeFile(dir.File(
+                "auto.json")))["settings"]["plrank_auto_learning_rate"],
+            true);
 }
 
 // --xgb_params reaches XGBoost, after the flags' own parameters: at eta 0
