@@ -191,6 +191,25 @@ def test_log_lines_and_ignored_params(data):
     assert model.objective == "ca" and model.num_trees == 0
 
 
+def test_learning_rate_is_auto_unless_given():
+    # 600 queries x 100 documents: past the 50,000 documents from which
+    # PLRank's auto rate is 20 / trees within [0.1, 0.2], as in plrank-train.
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(60_000, 4)).astype(np.float32)
+    y = (x[:, 0] + rng.normal(size=60_000) > 0.5).astype(np.int32)
+    groups = np.full(600, 100, dtype=np.int64)
+    lines = []
+    params = {"trees": 2, "leaves": 4, "num_threads": 1}
+    auto = plrank.train(params, (x, y, groups), log=lines.append)
+    assert auto.parameters["learning_rate"] == "0.2"
+    assert any(line.startswith("learning rate 0.2 (auto from 60000 training documents and 2 trees")
+               for line in lines), lines
+    lines.clear()
+    given = plrank.train({**params, "learning_rate": 0.05}, (x, y, groups), log=lines.append)
+    assert given.parameters["learning_rate"] == "0.05"
+    assert not any("(auto from" in line for line in lines), lines
+
+
 def test_serving_client_still_imports(tmp_path):
     gen = os.environ.get("PLRANK_PY_GEN")
     client = os.environ.get("PLRANK_CLIENT_SOURCE")
