@@ -107,9 +107,9 @@ std::string Summary(const QualityResults& results) {
       if (row.failed) {
         md += " failed |";
       } else if (static_cast<int>(i) == set.best_peer) {
-        absl::StrAppendFormat(&md, " **%.4f** |", row.means[kQualityNdcg10]);
+        absl::StrAppendFormat(&md, " **%.4f** |", row.means[kBenchNdcg10]);
       } else {
-        absl::StrAppendFormat(&md, " %.4f |", row.means[kQualityNdcg10]);
+        absl::StrAppendFormat(&md, " %.4f |", row.means[kBenchNdcg10]);
       }
     }
     const Verdict verdict = Judge(results, set);

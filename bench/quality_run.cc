@@ -123,13 +123,13 @@ void Compare(const QualityConfig& config, int candidate, QualitySetResult& set,
     if (row.failed) continue;
     if (!systems[i].plrank_variant && static_cast<int>(i) != candidate &&
         (set.best_peer < 0 ||
-         row.means[kQualityNdcg10] >
-             set.systems[set.best_peer].means[kQualityNdcg10])) {
+         row.means[kBenchNdcg10] >
+             set.systems[set.best_peer].means[kBenchNdcg10])) {
       set.best_peer = i;
     }
     if (ours.failed || static_cast<int>(i) == candidate) continue;
-    const std::vector<double>& a = row.per_query[kQualityNdcg10];
-    const std::vector<double>& b = ours.per_query[kQualityNdcg10];
+    const std::vector<double>& a = row.per_query[kBenchNdcg10];
+    const std::vector<double>& b = ours.per_query[kBenchNdcg10];
     row.delta_ndcg10 = MeanIgnoringNan(a) - MeanIgnoringNan(b);
     row.p_value = PairedTTestPValue(a, b);
     if (row.p_value < config.significance_level) {
@@ -195,14 +195,15 @@ QualitySetResult RunSet(const QualityConfig& config,
       outcome.status = result.status();
     }
     std::lock_guard<std::mutex> lock(mutex);
-    progress(outcome.status.ok()
-                 ? absl::StrFormat("[%s %s] %s: train %.1fs, NDCG@10 %.4f", name,
-                                   set.data.splits[s].name, systems[k].name,
-                                   outcome.train_seconds,
-                                   MeanIgnoringNan(outcome.per_query[kQualityNdcg10]))
-                 : absl::StrFormat("[%s %s] %s: FAILED: %s", name,
-                                   set.data.splits[s].name, systems[k].name,
-                                   outcome.status.message()));
+    progress(
+        outcome.status.ok()
+            ? absl::StrFormat("[%s %s] %s: train %.1fs, NDCG@10 %.4f", name,
+                              set.data.splits[s].name, systems[k].name,
+                              outcome.train_seconds,
+                              MeanIgnoringNan(outcome.per_query[kBenchNdcg10]))
+            : absl::StrFormat("[%s %s] %s: FAILED: %s", name,
+                              set.data.splits[s].name, systems[k].name,
+                              outcome.status.message()));
   });
   set.systems.resize(num_systems);
   for (int k = 0; k < num_systems; ++k) {

@@ -44,8 +44,6 @@ struct QualityConfig {
   std::function<void(absl::string_view)> progress;  // one line per step
 };
 
-inline constexpr int kQualityNdcg10 = 2;  // index in kBenchMetricNames
-
 struct QualitySystemResult {
   bool failed = false;
   std::string error;  // the first failure

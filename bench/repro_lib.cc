@@ -146,10 +146,10 @@ void MarkSignificance(ReproResults& results) {
   if (reference >= 0 && rows[reference].failed) reference = -1;
   results.reference = reference;
   for (ReproSystemResult& row : rows) {
-    row.p_values.assign(kReproNumMetrics, nan);
-    row.marks.assign(kReproNumMetrics, 0);
+    row.p_values.assign(kNumBenchMetrics, nan);
+    row.marks.assign(kNumBenchMetrics, 0);
     if (row.failed || reference < 0 || &row == &rows[reference]) continue;
-    for (int m = 0; m < kReproNumMetrics; ++m) {
+    for (int m = 0; m < kNumBenchMetrics; ++m) {
       const std::vector<double>& ours = row.per_query[m];
       const std::vector<double>& theirs = rows[reference].per_query[m];
       const double p = PairedTTestPValue(ours, theirs);
@@ -237,7 +237,7 @@ absl::StatusOr<ReproResults> RunRepro(const ReproConfig& config) {
     ReproSystemResult row;
     row.system = system;
     row.trees = TreesFor(system, config);
-    row.per_query.resize(kReproNumMetrics);
+    row.per_query.resize(kNumBenchMetrics);
     results.systems.push_back(std::move(row));
   }
 
@@ -271,7 +271,7 @@ absl::StatusOr<ReproResults> RunRepro(const ReproConfig& config) {
         continue;
       }
       std::vector<double> means;
-      for (int m = 0; m < kReproNumMetrics; ++m) {
+      for (int m = 0; m < kNumBenchMetrics; ++m) {
         means.push_back(MeanIgnoringNan((*values)[m]));
         row.per_query[m].insert(row.per_query[m].end(), (*values)[m].begin(),
                                 (*values)[m].end());
@@ -281,14 +281,14 @@ absl::StatusOr<ReproResults> RunRepro(const ReproConfig& config) {
       row.train_seconds += *seconds;
       progress(absl::StrFormat(
           "[fold %d/%d] %s: train %.1fs, test NDCG@10 %.3f", f + 1, num_folds,
-          row.system.key, *seconds, means[2]));
+          row.system.key, *seconds, means[kBenchNdcg10]));
     }
   }
   for (ReproSystemResult& row : results.systems) {
-    row.means.assign(kReproNumMetrics,
+    row.means.assign(kNumBenchMetrics,
                      std::numeric_limits<double>::quiet_NaN());
     if (row.failed || row.fold_means.empty()) continue;
-    for (int m = 0; m < kReproNumMetrics; ++m) {
+    for (int m = 0; m < kNumBenchMetrics; ++m) {
       double sum = 0;
       for (const std::vector<double>& fold_means : row.fold_means)
         sum += fold_means[m];

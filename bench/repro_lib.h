@@ -16,7 +16,6 @@
 
 #include "absl/status/statusor.h"
 #include "bench/repro_systems.h"
-#include "bench/score_evaluation.h"
 
 namespace plrank::bench {
 
@@ -44,10 +43,6 @@ struct ReproConfig {
   // Receives one line per finished step ("[fold 2/5] lambdamart: ...").
   std::function<void(std::string_view)> progress;
 };
-
-// The metrics of every benchmark (bench/score_evaluation.h).
-inline constexpr int kReproNumMetrics = kNumBenchMetrics;
-inline constexpr const auto& kReproMetricNames = kBenchMetricNames;
 
 struct ReproSystemResult {
   ReproSystem system;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "bench/score_evaluation.h"
 
 namespace plrank::bench {
 namespace {
@@ -88,10 +89,10 @@ std::string JsonArray(const std::vector<T>& values, F format) {
 
 std::string JsonMetricObject(const std::vector<double>& values) {
   std::vector<std::string> parts;
-  for (int m = 0; m < kReproNumMetrics; ++m) {
+  for (int m = 0; m < kNumBenchMetrics; ++m) {
     const double v = m < static_cast<int>(values.size()) ? values[m] : NAN;
     parts.push_back(
-        absl::StrCat(JsonString(kReproMetricNames[m]), ":", JsonNumber(v)));
+        absl::StrCat(JsonString(kBenchMetricNames[m]), ":", JsonNumber(v)));
   }
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
 }
@@ -131,7 +132,7 @@ std::string FormatTable1(const ReproResults& results) {
       continue;
     }
     absl::StrAppend(&md, "| ", label);
-    for (int m = 0; m < kReproNumMetrics; ++m) {
+    for (int m = 0; m < kNumBenchMetrics; ++m) {
       absl::StrAppendFormat(&md, " | %.4f%s", row.means[m],
                             MarkOf(row.marks[m]));
     }
@@ -313,11 +314,11 @@ std::string ReproCsv(const ReproResults& results) {
   };
   for (const ReproSystemResult& row : results.systems) {
     if (row.failed) continue;
-    for (int m = 0; m < kReproNumMetrics; ++m) {
-      add("table1", row.system.key, kReproMetricNames[m], row.means[m]);
+    for (int m = 0; m < kNumBenchMetrics; ++m) {
+      add("table1", row.system.key, kBenchMetricNames[m], row.means[m]);
       add("table1", row.system.key,
-          absl::StrCat(kReproMetricNames[m], "_p_value"), row.p_values[m]);
-      add("table1", row.system.key, absl::StrCat(kReproMetricNames[m], "_mark"),
+          absl::StrCat(kBenchMetricNames[m], "_p_value"), row.p_values[m]);
+      add("table1", row.system.key, absl::StrCat(kBenchMetricNames[m], "_mark"),
           row.marks[m]);
     }
   }

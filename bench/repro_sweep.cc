@@ -22,8 +22,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr int kNdcg10 = 2;  // index of ndcg@10 in kReproMetricNames
-
 // `data` restricted to its first `count` features (columns beyond the
 // data's width, if any, are 0: an absent sparse entry).
 Dataset FirstFeatures(const Dataset& data, int count) {
@@ -141,7 +139,7 @@ absl::StatusOr<SweepResults> RunFeatureSweep(
                                    values.status().message()));
           continue;
         }
-        const double ndcg10 = MeanIgnoringNan((*values)[kNdcg10]);
+        const double ndcg10 = MeanIgnoringNan((*values)[kBenchNdcg10]);
         point.fold_ndcg10.push_back(ndcg10);
         progress(absl::StrFormat("[%s] %s, %d features: test NDCG@10 %.4f",
                                  fold.name, line.system.key, count, ndcg10));

@@ -13,6 +13,7 @@ namespace plrank::bench {
 inline constexpr const char* kBenchMetricNames[] = {"ndcg@1", "ndcg@3",
                                                     "ndcg@10", "err"};
 inline constexpr int kNumBenchMetrics = 4;
+inline constexpr int kBenchNdcg10 = 2;  // index of "ndcg@10" above
 
 // Reads one score per line (the files written by plrank-eval --scores_out
 // and plrank-xgb-peer --scores_out). Blank lines are ignored.

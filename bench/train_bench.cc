@@ -282,8 +282,8 @@ std::string Report(const std::string& title, double load, const std::vector<Syst
       mean(ours, ours->total_seconds) / mean(peer, peer->total_seconds);
   const double rss_ratio =
       static_cast<double>(ours->peak_rss_kb) / static_cast<double>(peer->peak_rss_kb);
-  const double ndcg_diff =
-      mean(ours, ours->metrics[2]) - mean(peer, peer->metrics[2]);
+  const double ndcg_diff = mean(ours, ours->metrics[kBenchNdcg10]) -
+                           mean(peer, peer->metrics[kBenchNdcg10]);
   md += "PLRank(default) / XGBoost rank:ndcg:\n\n";
   absl::StrAppendFormat(&md, "- train time ratio %.3f (target <= 0.8): %s\n",
                         time_ratio, Verdict(time_ratio <= 0.8));
@@ -383,9 +383,11 @@ int Main() {
       t.total_seconds += run->wall_seconds;
       t.peak_rss_kb = std::max(t.peak_rss_kb, run->peak_rss_kb);
       for (int m = 0; m < kNumBenchMetrics; ++m) t.metrics[m] += (*metrics)[m];
-      std::fprintf(stderr, "%s %-24s train %.2fs total %.2fs rss %.0fMB ndcg@10 %.4f\n",
+      std::fprintf(stderr,
+                   "%s %-24s train %.2fs total %.2fs rss %.0fMB ndcg@10 %.4f\n",
                    fold.name.c_str(), system.label.c_str(), train_seconds,
-                   run->wall_seconds, run->peak_rss_kb / 1024.0, (*metrics)[2]);
+                   run->wall_seconds, run->peak_rss_kb / 1024.0,
+                   (*metrics)[kBenchNdcg10]);
     }
   }
 
