@@ -109,12 +109,11 @@ absl::StatusOr<Timing> TimeParseLetor(const std::string& path, int repeats) {
 absl::StatusOr<Timing> TimeXgboostLoader(const std::string& path, int repeats) {
   const std::string uri = path + "?format=libsvm";
   return BestSeconds(repeats, [&]() -> absl::Status {
-    DMatrixHandle matrix = nullptr;
-    PLRANK_XGB_RETURN_IF_ERROR(XGDMatrixCreateFromFile(uri.c_str(), 1, &matrix));
+    DMatrixHandle raw = nullptr;
+    PLRANK_XGB_RETURN_IF_ERROR(XGDMatrixCreateFromFile(uri.c_str(), 1, &raw));
+    const DMatrixPtr matrix(raw);
     bst_ulong rows = 0;
-    absl::Status status = XgbCall(XGDMatrixNumRow(matrix, &rows), "XGDMatrixNumRow");
-    XGDMatrixFree(matrix);
-    return status;
+    return XgbCall(XGDMatrixNumRow(matrix.get(), &rows), "XGDMatrixNumRow");
   });
 }
 #endif
