@@ -89,7 +89,9 @@ ABSL_FLAG(std::string, shared_data, PLRANK_DEFAULT_SHARED_DATA,
           "read-only data: MQ2008/, lightgbm-example/, make-folds.sh");
 ABSL_FLAG(std::string, source_dir, PLRANK_DEFAULT_SOURCE_DIR,
           "checkout whose git commit the report names");
-ABSL_FLAG(std::string, work_dir, "", "parent of the scratch directory (default $TMPDIR or /tmp)");
+ABSL_FLAG(std::string, work_dir, "",
+          "parent of the scratch directory, created when missing (default "
+          "$TMPDIR or /tmp)");
 ABSL_FLAG(bool, keep_work_dir, false, "keep data, models, scores and logs");
 ABSL_FLAG(std::string, out, "", "write the markdown report here (and print it)");
 ABSL_FLAG(std::string, json_out, "",

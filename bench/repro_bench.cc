@@ -51,7 +51,8 @@ ABSL_FLAG(std::string, bin_dir, "",
           "where plrank-train and plrank-eval are (default: this program's "
           "directory)");
 ABSL_FLAG(std::string, work_dir, "",
-          "parent of the scratch directory (default $TMPDIR or /tmp)");
+          "parent of the scratch directory, created when missing (default "
+          "$TMPDIR or /tmp)");
 ABSL_FLAG(bool, keep_work_dir, false, "keep models, scores and logs");
 ABSL_FLAG(std::string, feature_sweep, "",
           "the paper's Fig. 2 instead of the tables: comma-separated feature "

@@ -47,7 +47,8 @@ ABSL_FLAG(std::string, bin_dir, "",
           "where plrank-train, plrank-eval, plrank-datagen and plrank-xgb-peer "
           "are (default: this program's directory)");
 ABSL_FLAG(std::string, work_dir, "",
-          "parent of the scratch directory (default: $TMPDIR or /tmp)");
+          "parent of the scratch directory, created when missing (default: "
+          "$TMPDIR or /tmp)");
 ABSL_FLAG(bool, keep_work_dir, false, "keep models, scores and logs");
 ABSL_FLAG(std::string, systems, "plrank,plrank_k10,paper1,xgb_ndcg,xgb_pairwise",
           "systems to run: plrank (PLRank's defaults), plrank_k<K> (the "
