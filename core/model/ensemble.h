@@ -33,6 +33,10 @@ struct Tree {
   std::vector<double> split_gain;      // for dumps and feature importance
   std::vector<double> leaf_value;      // already scaled by the learning rate
   std::vector<int32_t> leaf_count;     // training documents per leaf
+  // Training cover per leaf when the source records one that is not a
+  // document count (XGBoost: the leaf's sum of hessians, its "cover");
+  // empty otherwise. TreeSHAP weighs by it when present, else by leaf_count.
+  std::vector<double> leaf_cover;
 
   int32_t num_internal_nodes() const {
     return static_cast<int32_t>(split_feature.size());

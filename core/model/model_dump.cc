@@ -59,6 +59,9 @@ std::string LeafText(const Tree& tree, int32_t leaf) {
   if (static_cast<size_t>(leaf) < tree.leaf_count.size()) {
     absl::StrAppendFormat(&text, " (n=%d)", tree.leaf_count[leaf]);
   }
+  if (static_cast<size_t>(leaf) < tree.leaf_cover.size()) {
+    absl::StrAppendFormat(&text, " (cover=%.9g)", tree.leaf_cover[leaf]);
+  }
   return text;
 }
 

@@ -33,7 +33,8 @@ inline constexpr int32_t kMaxModelFeatures = int32_t{1} << 24;
 // Checks structure: num_features in [0, kMaxModelFeatures], child indices in
 // range and acyclic (every node reached once from the root), feature indices
 // < num_features, finite thresholds, leaf and linear values, leaf sums that
-// cannot overflow, per-node flags 0 or 1 (zero_as_missing empty or one per
+// cannot overflow, leaf counts >= 0 and covers in [0, 1e30] (each empty or
+// one per leaf), per-node flags 0 or 1 (zero_as_missing empty or one per
 // internal node), num_outputs/transform consistency.
 absl::Status ValidateEnsemble(const Ensemble& model);
 

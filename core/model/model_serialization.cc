@@ -51,6 +51,8 @@ void TreeToProto(const Tree& tree, v1::Tree* proto) {
                                       tree.leaf_value.end());
   proto->mutable_leaf_count()->Assign(tree.leaf_count.begin(),
                                       tree.leaf_count.end());
+  proto->mutable_leaf_cover()->Assign(tree.leaf_cover.begin(),
+                                      tree.leaf_cover.end());
   // Written only when some node uses it, so such a tree's bytes are the
   // same as before the field existed.
   if (std::any_of(tree.zero_as_missing.begin(), tree.zero_as_missing.end(),
@@ -75,6 +77,7 @@ Tree TreeFromProto(const v1::Tree& proto) {
   tree.split_gain.assign(proto.split_gain().begin(), proto.split_gain().end());
   tree.leaf_value.assign(proto.leaf_value().begin(), proto.leaf_value().end());
   tree.leaf_count.assign(proto.leaf_count().begin(), proto.leaf_count().end());
+  tree.leaf_cover.assign(proto.leaf_cover().begin(), proto.leaf_cover().end());
   tree.zero_as_missing.assign(proto.zero_as_missing().begin(),
                               proto.zero_as_missing().end());
   return tree;

@@ -23,6 +23,9 @@ namespace {
 // Node indices are int32 and leaves are encoded as ~index, so both counts
 // must stay well inside int32.
 constexpr int64_t kMaxNodesPerTree = int64_t{1} << 30;
+// Largest leaf cover: covers of up to 2^30 leaves add up far below the
+// largest double, and XGBoost's float hessian sums stay below it.
+constexpr double kMaxLeafCover = 1e30;
 
 absl::Status TreeError(size_t tree, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrFormat("tree %d: %s", tree, what));
@@ -71,6 +74,10 @@ absl::Status ValidateTree(const Tree& tree, size_t t, int32_t num_features) {
     return TreeError(t, absl::StrFormat("%d leaf counts for %d leaves",
                                         tree.leaf_count.size(), num_leaves));
   }
+  if (!tree.leaf_cover.empty() && tree.leaf_cover.size() != num_leaves) {
+    return TreeError(t, absl::StrFormat("%d leaf covers for %d leaves",
+                                        tree.leaf_cover.size(), num_leaves));
+  }
   for (size_t l = 0; l < num_leaves; ++l) {
     if (!std::isfinite(tree.leaf_value[l])) {
       return TreeError(t, absl::StrFormat("leaf %d: value %f is not finite", l,
@@ -79,6 +86,14 @@ absl::Status ValidateTree(const Tree& tree, size_t t, int32_t num_features) {
     if (!tree.leaf_count.empty() && tree.leaf_count[l] < 0) {
       return TreeError(t, absl::StrFormat("leaf %d: negative count %d", l,
                                           tree.leaf_count[l]));
+    }
+    // Covers add up along paths: a finite sum of finite leaves is what
+    // TreeSHAP divides by.
+    if (!tree.leaf_cover.empty() &&
+        !(tree.leaf_cover[l] >= 0 && tree.leaf_cover[l] <= kMaxLeafCover)) {
+      return TreeError(t,
+                       absl::StrFormat("leaf %d: cover %g is not in [0, %g]", l,
+                                       tree.leaf_cover[l], kMaxLeafCover));
     }
   }
   for (size_t n = 0; n < num_internal; ++n) {

@@ -95,6 +95,7 @@ ShapTree::ShapTree(const Tree& tree)
   // Pre-order from the root (validated: a tree, so each node once), then
   // covers bottom-up in reverse pre-order.
   auto leaf_cover = [&tree](int32_t leaf) -> double {
+    if (!tree.leaf_cover.empty()) return tree.leaf_cover[leaf];
     return tree.leaf_count.empty() ? 0.0 : tree.leaf_count[leaf];
   };
   std::vector<int32_t> order;

@@ -18,11 +18,12 @@ namespace plrank {
 // a feature in S the document's own direction is taken (missing values and
 // zero-as-missing exactly as the scorer routes them); at any other split
 // both children are averaged, weighted by their share of the node's
-// training cover. A leaf covers Tree::leaf_count training documents, an
-// internal node the sum of its leaves. A node whose cover is 0 (no counts
-// stored, as in XGBoost imports, or counts of 0) splits its weight equally:
-// 1/2 to each child. The expected value of the tree, E[f(x)] with S empty,
-// is the cover-weighted mean of its leaf values.
+// training cover. A leaf's cover is Tree::leaf_cover when the model has it
+// (XGBoost imports: the sum of hessians, as XGBoost's TreeSHAP weighs),
+// else Tree::leaf_count training documents; an internal node's is the sum
+// of its leaves'. A node whose cover is 0 (neither stored, or zeros) splits
+// its weight equally: 1/2 to each child. The expected value of the tree,
+// E[f(x)] with S empty, is the cover-weighted mean of its leaf values.
 class ShapTree {
  public:
   // One element of the unique path (the paper's m): a feature with the

@@ -177,6 +177,16 @@ absl::StatusOr<Tree> ConvertTree(const Json& json, size_t index,
       return status;
     }
   }
+  // Each node's training cover (sum of hessians): the weights of XGBoost's
+  // own TreeSHAP, kept for Explain. Optional, as loss_changes is.
+  std::vector<float> hessian;
+  if (Member(json, "sum_hessian") != nullptr) {
+    if (absl::Status status =
+            ReadArray(json, "sum_hessian", size, where, &hessian);
+        !status.ok()) {
+      return status;
+    }
+  }
   if (const Json* split_type = Member(json, "split_type");
       split_type != nullptr) {
     std::vector<int64_t> types;
@@ -233,6 +243,7 @@ absl::StatusOr<Tree> ConvertTree(const Json& json, size_t index,
   tree.right_child.resize(num_internal);
   if (has_gain) tree.split_gain.resize(num_internal);
   tree.leaf_value.resize(num_leaves);
+  if (!hessian.empty()) tree.leaf_cover.resize(num_leaves);
   for (int64_t node : preorder) {
     const int32_t ours = our_index[node];
     if (ours < 0) {
@@ -241,6 +252,14 @@ absl::StatusOr<Tree> ConvertTree(const Json& json, size_t index,
             absl::StrCat(where, " leaf ", node, " has a non-finite value"));
       }
       tree.leaf_value[~ours] = condition[node];
+      if (!hessian.empty()) {
+        // The validator's bound on covers (ValidateEnsemble).
+        if (!(hessian[node] >= 0 && hessian[node] <= 1e30f)) {
+          return Malformed(absl::StrCat(where, " leaf ", node, " has cover ",
+                                        hessian[node], " (sum_hessian)"));
+        }
+        tree.leaf_cover[~ours] = hessian[node];
+      }
       continue;
     }
     if (split_index[node] < 0 || split_index[node] >= num_features) {

@@ -29,12 +29,13 @@ namespace plrank {
 // x <= threshold, so threshold = nextafter(split_condition, -inf) as floats
 // (the same partition of every float). Missing values follow default_left.
 // Leaves take split_conditions[leaf] (XGBoost's leaf value), gains take
-// loss_changes, leaf counts are left empty (XGBoost keeps hessian sums, not
-// counts). Nodes are renumbered by a walk from the root, so pruned (deleted)
-// nodes are dropped. objective = "xgboost:" + XGBoost's objective name;
-// parameters["source"] = "xgboost <version>"; feature_names are copied when
-// the model has them (text that is not UTF-8 is refused: model files store
-// text as UTF-8).
+// loss_changes, leaf covers take sum_hessian when the file has it (XGBoost
+// keeps hessian sums, not counts, so leaf counts stay empty; Explain then
+// weighs as XGBoost's own TreeSHAP does). Nodes are renumbered by a walk from
+// the root, so pruned (deleted) nodes are dropped. objective = "xgboost:" +
+// XGBoost's objective name; parameters["source"] = "xgboost <version>";
+// feature_names are copied when the model has them (text that is not UTF-8 is
+// refused: model files store text as UTF-8).
 absl::StatusOr<Ensemble> ImportXgboostJsonModel(const std::string& json_text);
 
 // Reads `path` and imports it as above.
