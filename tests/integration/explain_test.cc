@@ -1,7 +1,8 @@
 // Explain over the real plrank-server on loopback: contributions + bias add
 // up to the served score for a model trained by plrank-train, exact values
 // for a hand-built model, top_k, every error (the cost limit included) and
-// its metrics; plrank-client explain and its --contributions_out format.
+// its metrics; plrank-client explain and its --contributions_out format; an
+// XGBoost model converted by plrank-convert explains as XGBoost does.
 
 #include <chrono>
 #include <cmath>
@@ -89,6 +90,13 @@ class ExplainTest : public ::testing::Test {
     std::filesystem::create_directories(dir_->File("models/graded/1"));
     ASSERT_TRUE(
         WriteModelFile(graded, dir_->File("models/graded/1/model.pb")).ok());
+    // An XGBoost 1.7.4 ranker (tests/unit/model/testdata), converted.
+    std::filesystem::create_directories(dir_->File("models/xgb/1"));
+    const CommandResult convert =
+        RunBounded({BinPath("plrank-convert"),
+                    "--xgboost_json=" + XgboostTestdata("xgb_rank_small.json"),
+                    "--model_out=" + dir_->File("models/xgb/1/model.pb")});
+    ASSERT_EQ(convert.exit_code, 0) << convert.err;
 
     server_ = new ServerProcess(
         {"--model_base_path=" + dir_->File("models"),
@@ -108,6 +116,11 @@ class ExplainTest : public ::testing::Test {
   }
 
   static std::string TestData() { return dir_->File("data.test"); }
+  static std::string XgboostTestdata(const std::string& name) {
+    const std::string here = __FILE__;
+    return here.substr(0, here.find_last_of('/')) + "/../unit/model/testdata/" +
+           name;
+  }
   static Dataset ReadTestData() {
     ReadOptions options;
     options.num_features = 20;
@@ -175,6 +188,63 @@ TEST_F(ExplainTest, HandModelContributionsAreExact) {
   EXPECT_DOUBLE_EQ(b.contributions(0).contribution(), -2.0);
   EXPECT_EQ(b.contributions(1).feature(), 0u);
   EXPECT_DOUBLE_EQ(b.contributions(1).contribution(), -1.0);
+}
+
+// Rows of whitespace-separated floats ("nan" = missing).
+std::vector<std::vector<float>> ReadFloatRows(const std::string& path) {
+  std::vector<std::vector<float>> rows;
+  for (absl::string_view line :
+       absl::StrSplit(ReadWholeFile(path), '\n', absl::SkipEmpty())) {
+    std::vector<float> row;
+    for (absl::string_view token :
+         absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+      row.push_back(std::strtof(std::string(token).c_str(), nullptr));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// xgb_rank_small_contribs.txt holds XGBoost's own TreeSHAP contributions
+// (pred_contribs) of the rows of xgb_rank_small_expected.txt, bias last
+// (tests/unit/model/xgboost_explain_test.cc); the served model must give
+// them, and XGBoost's margins as scores.
+TEST_F(ExplainTest, ConvertedXgboostModelExplainsAsXgboost) {
+  constexpr int kFeatures = 7;
+  const std::vector<std::vector<float>> rows =
+      ReadFloatRows(XgboostTestdata("xgb_rank_small_expected.txt"));
+  const std::vector<std::vector<float>> xgboost =
+      ReadFloatRows(XgboostTestdata("xgb_rank_small_contribs.txt"));
+  ASSERT_EQ(rows.size(), xgboost.size());
+  ASSERT_GE(rows.size(), 50u);
+  v1::ExplainRequest request;
+  request.mutable_model_spec()->set_name("xgb");
+  request.set_query_id("q");
+  for (const std::vector<float>& row : rows) {
+    ASSERT_EQ(row.size(), kFeatures + 1u);
+    v1::Document* document = request.add_documents();
+    for (int f = 0; f < kFeatures; ++f) {
+      document->mutable_dense()->add_values(row[f]);
+    }
+  }
+  absl::StatusOr<v1::ExplainResponse> response = client_->Explain(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->documents_size(), static_cast<int>(rows.size()));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(xgboost[i].size(), kFeatures + 1u);
+    EXPECT_NEAR(response->bias(), xgboost[i][kFeatures], 1e-6);
+    const v1::DocumentExplanation& document = response->documents(i);
+    EXPECT_NEAR(document.score(), rows[i][kFeatures], 1e-5) << "row " << i;
+    std::vector<double> contributions(kFeatures, 0.0);
+    for (const auto& contribution : document.contributions()) {
+      ASSERT_LT(contribution.feature(), static_cast<uint32_t>(kFeatures));
+      contributions[contribution.feature()] = contribution.contribution();
+    }
+    for (int f = 0; f < kFeatures; ++f) {
+      EXPECT_NEAR(contributions[f], xgboost[i][f], 1e-6)
+          << "row " << i << " feature " << f;
+    }
+  }
 }
 
 TEST_F(ExplainTest, TrainedModelContributionsSumToTheRankedScore) {
