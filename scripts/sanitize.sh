@@ -84,10 +84,21 @@ run_asan() {
     -DPLRANK_SANITIZE=address,undefined >/dev/null || return 1
   # (errexit is off inside a function called from `||`: check by hand)
   cmake --build "$build" -j"$jobs" || return 1
-  local status=0
+  local status=0 mpi='^distributed_'
   # shellcheck disable=SC2086
   (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 \
-    -E "$asan_excluded" ${PLRANK_SANITIZE_CTEST_ARGS:-}) || status=$?
+    -E "$asan_excluded|$mpi" ${PLRANK_SANITIZE_CTEST_ARGS:-}) || status=$?
+  # The distributed tests' mpirun ranks: Open MPI leaves its own allocations
+  # to the process exit. Its plugins stay loaded and malloc stacks are
+  # unwound in full (slower, so only here), so scripts/lsan.supp can name
+  # Open MPI's frames; leaks with a frame of ours are still reported.
+  # shellcheck disable=SC2086
+  (cd "$build" &&
+    ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" \
+    OMPI_MCA_mca_base_component_disable_dlclose=1 \
+    PMIX_MCA_mca_base_component_disable_dlclose=1 \
+    ctest --output-on-failure -j2 --timeout 1800 -R "$mpi" \
+    ${PLRANK_SANITIZE_CTEST_ARGS:-}) || status=$?
   check_reports "$logs" "ASan/UBSan/LSan" || status=1
   unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
   return $status

@@ -35,6 +35,8 @@ void ContentHasher::Block(const unsigned char* block) {
 }
 
 void ContentHasher::Update(std::string_view bytes) {
+  // An empty view may hold a null pointer, which memcpy must not get.
+  if (bytes.empty()) return;
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   size_t size = bytes.size();
   total_bytes_ += size;
