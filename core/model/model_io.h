@@ -30,12 +30,17 @@ int32_t RequiredFormatVersion(const Ensemble& model);
 // sized by the features the model actually reads (ForestScorer::row_width).
 inline constexpr int32_t kMaxModelFeatures = int32_t{1} << 24;
 
+// Largest leaf cover (Tree::leaf_cover): covers of up to 2^30 leaves add up
+// far below the largest double, and XGBoost's float hessian sums stay below
+// it.
+inline constexpr double kMaxLeafCover = 1e30;
+
 // Checks structure: num_features in [0, kMaxModelFeatures], child indices in
 // range and acyclic (every node reached once from the root), feature indices
 // < num_features, finite thresholds, leaf and linear values, leaf sums that
-// cannot overflow, leaf counts >= 0 and covers in [0, 1e30] (each empty or
-// one per leaf), per-node flags 0 or 1 (zero_as_missing empty or one per
-// internal node), num_outputs/transform consistency.
+// cannot overflow, leaf counts >= 0 and covers in [0, kMaxLeafCover] (each
+// empty or one per leaf), per-node flags 0 or 1 (zero_as_missing empty or one
+// per internal node), num_outputs/transform consistency.
 absl::Status ValidateEnsemble(const Ensemble& model);
 
 // Serializes to plrank.v1.Model bytes (with payload checksum) and back.

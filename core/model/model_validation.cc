@@ -23,9 +23,6 @@ namespace {
 // Node indices are int32 and leaves are encoded as ~index, so both counts
 // must stay well inside int32.
 constexpr int64_t kMaxNodesPerTree = int64_t{1} << 30;
-// Largest leaf cover: covers of up to 2^30 leaves add up far below the
-// largest double, and XGBoost's float hessian sums stay below it.
-constexpr double kMaxLeafCover = 1e30;
 
 absl::Status TreeError(size_t tree, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrFormat("tree %d: %s", tree, what));

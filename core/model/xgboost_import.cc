@@ -253,8 +253,8 @@ absl::StatusOr<Tree> ConvertTree(const Json& json, size_t index,
       }
       tree.leaf_value[~ours] = condition[node];
       if (!hessian.empty()) {
-        // The validator's bound on covers (ValidateEnsemble).
-        if (!(hessian[node] >= 0 && hessian[node] <= 1e30f)) {
+        // The validator's bound, checked here to name the XGBoost node.
+        if (!(hessian[node] >= 0 && hessian[node] <= kMaxLeafCover)) {
           return Malformed(absl::StrCat(where, " leaf ", node, " has cover ",
                                         hessian[node], " (sum_hessian)"));
         }

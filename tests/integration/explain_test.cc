@@ -29,6 +29,7 @@
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_models.h"
+#include "tests/testing/xgboost_testdata.h"
 
 namespace plrank {
 namespace {
@@ -37,10 +38,12 @@ using ::plrank::testing::BinPath;
 using ::plrank::testing::CommandResult;
 using ::plrank::testing::HttpGet;
 using ::plrank::testing::MetricValue;
+using ::plrank::testing::ReadFloatRows;
 using ::plrank::testing::ReadWholeFile;
 using ::plrank::testing::RunCommand;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
+using ::plrank::testing::XgboostTestdataPath;
 using ::testing::HasSubstr;
 
 // The server's cost limit here, in documents of the trained model: a query
@@ -92,10 +95,10 @@ class ExplainTest : public ::testing::Test {
         WriteModelFile(graded, dir_->File("models/graded/1/model.pb")).ok());
     // An XGBoost 1.7.4 ranker (tests/unit/model/testdata), converted.
     std::filesystem::create_directories(dir_->File("models/xgb/1"));
-    const CommandResult convert =
-        RunBounded({BinPath("plrank-convert"),
-                    "--xgboost_json=" + XgboostTestdata("xgb_rank_small.json"),
-                    "--model_out=" + dir_->File("models/xgb/1/model.pb")});
+    const CommandResult convert = RunBounded(
+        {BinPath("plrank-convert"),
+         "--xgboost_json=" + XgboostTestdataPath("xgb_rank_small.json"),
+         "--model_out=" + dir_->File("models/xgb/1/model.pb")});
     ASSERT_EQ(convert.exit_code, 0) << convert.err;
 
     server_ = new ServerProcess(
@@ -116,11 +119,6 @@ class ExplainTest : public ::testing::Test {
   }
 
   static std::string TestData() { return dir_->File("data.test"); }
-  static std::string XgboostTestdata(const std::string& name) {
-    const std::string here = __FILE__;
-    return here.substr(0, here.find_last_of('/')) + "/../unit/model/testdata/" +
-           name;
-  }
   static Dataset ReadTestData() {
     ReadOptions options;
     options.num_features = 20;
@@ -190,21 +188,6 @@ TEST_F(ExplainTest, HandModelContributionsAreExact) {
   EXPECT_DOUBLE_EQ(b.contributions(1).contribution(), -1.0);
 }
 
-// Rows of whitespace-separated floats ("nan" = missing).
-std::vector<std::vector<float>> ReadFloatRows(const std::string& path) {
-  std::vector<std::vector<float>> rows;
-  for (absl::string_view line :
-       absl::StrSplit(ReadWholeFile(path), '\n', absl::SkipEmpty())) {
-    std::vector<float> row;
-    for (absl::string_view token :
-         absl::StrSplit(line, ' ', absl::SkipEmpty())) {
-      row.push_back(std::strtof(std::string(token).c_str(), nullptr));
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 // xgb_rank_small_contribs.txt holds XGBoost's own TreeSHAP contributions
 // (pred_contribs) of the rows of xgb_rank_small_expected.txt, bias last
 // (tests/unit/model/xgboost_explain_test.cc); the served model must give
@@ -212,9 +195,9 @@ std::vector<std::vector<float>> ReadFloatRows(const std::string& path) {
 TEST_F(ExplainTest, ConvertedXgboostModelExplainsAsXgboost) {
   constexpr int kFeatures = 7;
   const std::vector<std::vector<float>> rows =
-      ReadFloatRows(XgboostTestdata("xgb_rank_small_expected.txt"));
+      ReadFloatRows(XgboostTestdataPath("xgb_rank_small_expected.txt"));
   const std::vector<std::vector<float>> xgboost =
-      ReadFloatRows(XgboostTestdata("xgb_rank_small_contribs.txt"));
+      ReadFloatRows(XgboostTestdataPath("xgb_rank_small_contribs.txt"));
   ASSERT_EQ(rows.size(), xgboost.size());
   ASSERT_GE(rows.size(), 50u);
   v1::ExplainRequest request;

@@ -3,9 +3,7 @@
 // (sum_hessian), the weights XGBoost's TreeSHAP uses.
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +15,7 @@
 #include "core/model/xgboost_import.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/xgboost_testdata.h"
 
 namespace plrank {
 namespace {
@@ -24,30 +23,6 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr int32_t kFeatures = 7;
-
-std::string TestdataPath(const std::string& name) {
-  std::string here = __FILE__;
-  return here.substr(0, here.find_last_of('/')) + "/testdata/" + name;
-}
-
-// Rows of a file of whitespace-separated floats, `width` per line.
-std::vector<std::vector<float>> ReadRows(const std::string& path,
-                                         size_t width) {
-  std::vector<std::vector<float>> rows;
-  std::ifstream file(path);
-  std::string line;
-  while (std::getline(file, line)) {
-    std::istringstream fields(line);
-    std::string token;
-    std::vector<float> values;
-    while (fields >> token) {
-      values.push_back(std::strtof(token.c_str(), nullptr));
-    }
-    EXPECT_EQ(values.size(), width) << path << ": " << line;
-    rows.push_back(std::move(values));
-  }
-  return rows;
-}
 
 struct Explained {
   std::vector<std::vector<double>> contributions;  // per row
@@ -77,18 +52,22 @@ Explained ExplainRows(const Ensemble& model,
 // xgb_rank_small_expected.txt (NaN = missing) with xgb_rank_small.json
 // loaded; each line holds the 7 features' contributions, then the bias.
 TEST(XgboostExplainTest, ContributionsMatchXgboostTreeShap) {
-  absl::StatusOr<Ensemble> model =
-      ImportXgboostJsonFile(TestdataPath("xgb_rank_small.json"));
+  absl::StatusOr<Ensemble> model = ImportXgboostJsonFile(
+      testing::XgboostTestdataPath("xgb_rank_small.json"));
   ASSERT_TRUE(model.ok()) << model.status();
   for (const Tree& tree : model->trees) {
     ASSERT_EQ(tree.leaf_cover.size(), static_cast<size_t>(tree.num_leaves()));
   }
-  const std::vector<std::vector<float>> expected_rows =
-      ReadRows(TestdataPath("xgb_rank_small_expected.txt"), kFeatures + 1);
-  const std::vector<std::vector<float>> xgboost =
-      ReadRows(TestdataPath("xgb_rank_small_contribs.txt"), kFeatures + 1);
+  const std::vector<std::vector<float>> expected_rows = testing::ReadFloatRows(
+      testing::XgboostTestdataPath("xgb_rank_small_expected.txt"));
+  const std::vector<std::vector<float>> xgboost = testing::ReadFloatRows(
+      testing::XgboostTestdataPath("xgb_rank_small_contribs.txt"));
   ASSERT_EQ(expected_rows.size(), xgboost.size());
   ASSERT_GE(xgboost.size(), 50u);
+  for (size_t i = 0; i < xgboost.size(); ++i) {
+    ASSERT_EQ(expected_rows[i].size(), kFeatures + 1u) << "row " << i;
+    ASSERT_EQ(xgboost[i].size(), kFeatures + 1u) << "row " << i;
+  }
 
   const Explained ours = ExplainRows(*model, expected_rows);
   ASSERT_EQ(ours.contributions.size(), xgboost.size());
@@ -125,8 +104,8 @@ TEST(XgboostExplainTest, ContributionsMatchXgboostTreeShap) {
 // The covers survive the artifact: a converted model explains as the
 // imported one.
 TEST(XgboostExplainTest, CoversSurviveTheArtifact) {
-  absl::StatusOr<Ensemble> model =
-      ImportXgboostJsonFile(TestdataPath("xgb_rank_small.json"));
+  absl::StatusOr<Ensemble> model = ImportXgboostJsonFile(
+      testing::XgboostTestdataPath("xgb_rank_small.json"));
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<std::string> bytes = SerializeModel(*model);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
@@ -138,25 +117,15 @@ TEST(XgboostExplainTest, CoversSurviveTheArtifact) {
   }
 }
 
-// A one-split model (feature 0 < 1.0: leaf 0.25, else -0.5) with the
-// hessian sums XGBoost writes: root 4, left 1, right 3.
+// The shared one-split model (feature 0 < 1.0: leaf 0.25, else -0.5) with
+// base score 0 and the hessian sums XGBoost writes: root 4, left 1, right 3
+// (0 for the deleted nodes 3 and 4).
 nlohmann::json OneSplitWithCovers() {
-  return nlohmann::json::parse(R"({
-    "learner": {
-      "feature_names": [],
-      "gradient_booster": {"name": "gbtree", "model": {"trees": [{
-        "tree_param": {"num_nodes": "3", "num_deleted": "0"},
-        "left_children": [1, -1, -1],
-        "right_children": [2, -1, -1],
-        "split_indices": [0, 0, 0],
-        "split_conditions": [1.0, 0.25, -0.5],
-        "default_left": [1, 0, 0],
-        "sum_hessian": [4.0, 1.0, 3.0],
-        "split_type": [0, 0, 0]}]}},
-      "learner_model_param": {"base_score": "0E0", "num_class": "0",
-                              "num_feature": "2", "num_target": "1"},
-      "objective": {"name": "reg:squarederror"}},
-    "version": [1, 7, 4]})");
+  nlohmann::json model = testing::OneSplitXgboostModel();
+  model["learner"]["learner_model_param"]["base_score"] = "0E0";
+  model["learner"]["gradient_booster"]["model"]["trees"][0]["sum_hessian"] = {
+      4.0, 1.0, 3.0, 0.0, 0.0};
+  return model;
 }
 
 // Hand-computed: E[f] = (1 * 0.25 + 3 * -0.5) / 4 = -0.3125, and feature 0
@@ -183,7 +152,8 @@ TEST(XgboostExplainTest, OneSplitByHand) {
 
 TEST(XgboostExplainTest, RejectsBadCovers) {
   for (const nlohmann::json& cover :
-       {nlohmann::json{4.0, -1.0, 3.0}, nlohmann::json{4.0, 1.0, 1e31}}) {
+       {nlohmann::json{4.0, -1.0, 3.0, 0.0, 0.0},
+        nlohmann::json{4.0, 1.0, 1e31, 0.0, 0.0}}) {
     nlohmann::json model = OneSplitWithCovers();
     model["learner"]["gradient_booster"]["model"]["trees"][0]["sum_hessian"] =
         cover;
@@ -198,7 +168,7 @@ TEST(XgboostExplainTest, RejectsBadCovers) {
   absl::StatusOr<Ensemble> result = ImportXgboostJsonModel(model.dump());
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(result.status().message(),
-              HasSubstr("sum_hessian has 2 entries for 3 nodes"));
+              HasSubstr("sum_hessian has 2 entries for 5 nodes"));
 
   // An artifact is validated on its own: covers per leaf, finite, >= 0.
   absl::StatusOr<Ensemble> good =

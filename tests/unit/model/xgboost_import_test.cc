@@ -1,11 +1,8 @@
 #include "core/model/xgboost_import.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +12,7 @@
 #include "core/model/forest_scorer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/xgboost_testdata.h"
 
 namespace plrank {
 namespace {
@@ -27,11 +25,6 @@ using ::testing::HasSubstr;
 // the margin XGBoost's predictor gave it (type 1 = output margin). Half the
 // rows sit exactly on a split condition or one float below it, where
 // XGBoost's `x < c` and a naive `x <= c` disagree.
-std::string TestdataPath(const std::string& name) {
-  std::string here = __FILE__;
-  return here.substr(0, here.find_last_of('/')) + "/testdata/" + name;
-}
-
 struct ExpectedRows {
   std::vector<float> rows;
   std::vector<double> margins;
@@ -39,15 +32,10 @@ struct ExpectedRows {
 
 ExpectedRows ReadExpected(const std::string& path, int32_t features) {
   ExpectedRows expected;
-  std::ifstream file(path);
-  std::string line;
-  while (std::getline(file, line)) {
-    std::istringstream fields(line);
-    std::string token;
-    std::vector<float> values;
-    while (fields >> token) values.push_back(std::strtof(token.c_str(), nullptr));
+  for (const std::vector<float>& values : testing::ReadFloatRows(path)) {
     if (values.size() != static_cast<size_t>(features) + 1) {
-      ADD_FAILURE() << "bad line: " << line;
+      ADD_FAILURE() << "bad line of " << path << ": " << values.size()
+                    << " numbers";
       continue;
     }
     expected.rows.insert(expected.rows.end(), values.begin(), values.end() - 1);
@@ -62,7 +50,7 @@ ExpectedRows ReadExpected(const std::string& path, int32_t features) {
 void ExpectScoresMatchXgboost(const std::string& name, double base_margin,
                               const std::string& extension = ".json") {
   absl::StatusOr<Ensemble> model =
-      ImportXgboostJsonFile(TestdataPath(name + extension));
+      ImportXgboostJsonFile(testing::XgboostTestdataPath(name + extension));
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(model->num_features, 7);
   ASSERT_EQ(model->base_score.size(), 1u);
@@ -71,7 +59,7 @@ void ExpectScoresMatchXgboost(const std::string& name, double base_margin,
   ASSERT_TRUE(scorer.ok()) << scorer.status();
 
   const ExpectedRows expected =
-      ReadExpected(TestdataPath(name + "_expected.txt"), 7);
+      ReadExpected(testing::XgboostTestdataPath(name + "_expected.txt"), 7);
   const size_t docs = expected.margins.size();
   ASSERT_GE(docs, 50u);
   size_t with_nan = 0;
@@ -89,8 +77,8 @@ void ExpectScoresMatchXgboost(const std::string& name, double base_margin,
 
 TEST(XgboostImportTest, RankPairwiseMarginsMatchXgboost) {
   ExpectScoresMatchXgboost("xgb_rank_small", 0.5);
-  absl::StatusOr<Ensemble> model =
-      ImportXgboostJsonFile(TestdataPath("xgb_rank_small.json"));
+  absl::StatusOr<Ensemble> model = ImportXgboostJsonFile(
+      testing::XgboostTestdataPath("xgb_rank_small.json"));
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(model->objective, "xgboost:rank:pairwise");
   EXPECT_EQ(model->parameters.at("source"), "xgboost 1.7.4");
@@ -105,10 +93,10 @@ TEST(XgboostImportTest, RankPairwiseMarginsMatchXgboost) {
 // of the same models, and score as XGBoost did.
 TEST(XgboostImportTest, UbjsonModelsImportAsTheirJson) {
   for (const char* name : {"xgb_rank_small", "xgb_logistic_small"}) {
-    absl::StatusOr<Ensemble> json =
-        ImportXgboostJsonFile(TestdataPath(std::string(name) + ".json"));
-    absl::StatusOr<Ensemble> ubjson =
-        ImportXgboostJsonFile(TestdataPath(std::string(name) + ".ubj"));
+    absl::StatusOr<Ensemble> json = ImportXgboostJsonFile(
+        testing::XgboostTestdataPath(std::string(name) + ".json"));
+    absl::StatusOr<Ensemble> ubjson = ImportXgboostJsonFile(
+        testing::XgboostTestdataPath(std::string(name) + ".ubj"));
     ASSERT_TRUE(json.ok()) << json.status();
     ASSERT_TRUE(ubjson.ok()) << ubjson.status();
     EXPECT_EQ(ubjson->objective, json->objective);
@@ -158,7 +146,7 @@ TEST(XgboostImportTest, RejectsUbjsonClaimingMoreValuesThanItsBytes) {
                 HasSubstr("containers nest deeper than 64 levels"));
   }
   absl::StatusOr<std::string> ubjson =
-      ReadWholeFile(TestdataPath("xgb_rank_small.ubj"));
+      ReadWholeFile(testing::XgboostTestdataPath("xgb_rank_small.ubj"));
   ASSERT_TRUE(ubjson.ok()) << ubjson.status();
   ASSERT_GT(ubjson->size(), 1000u);
   absl::StatusOr<Ensemble> cut = ImportXgboostJsonModel(ubjson->substr(0, 700));
@@ -172,30 +160,9 @@ TEST(XgboostImportTest, LogisticBaseScoreBecomesLogitMargin) {
                            -std::log(1.0f / 0.3f - 1.0f));
 }
 
-// A one-split model: feature 0 < 1.0 goes left (leaf 0.25), else right
-// (leaf -0.5); node 3 and 4 are deleted (unreachable) nodes.
-nlohmann::json OneSplitModel() {
-  return nlohmann::json::parse(R"({
-    "learner": {
-      "feature_names": [],
-      "gradient_booster": {"name": "gbtree", "model": {"trees": [{
-        "tree_param": {"num_nodes": "5", "num_deleted": "2"},
-        "left_children": [1, -1, -1, -1, -1],
-        "right_children": [2, -1, -1, -1, -1],
-        "split_indices": [0, 0, 0, 0, 0],
-        "split_conditions": [1.0, 0.25, -0.5, 9.0, 9.0],
-        "default_left": [1, 0, 0, 0, 0],
-        "loss_changes": [3.0, 0, 0, 0, 0],
-        "split_type": [0, 0, 0, 0, 0]}]}},
-      "learner_model_param": {"base_score": "1E0", "num_class": "0",
-                              "num_feature": "2", "num_target": "1"},
-      "objective": {"name": "reg:squarederror"}},
-    "version": [1, 7, 4]})");
-}
-
 TEST(XgboostImportTest, StrictLessThanBecomesLessOrEqualOnPreviousFloat) {
   absl::StatusOr<Ensemble> model =
-      ImportXgboostJsonModel(OneSplitModel().dump());
+      ImportXgboostJsonModel(testing::OneSplitXgboostModel().dump());
   ASSERT_TRUE(model.ok()) << model.status();
   ASSERT_EQ(model->trees.size(), 1u);
   const Tree& tree = model->trees[0];
@@ -222,7 +189,7 @@ void ExpectError(const nlohmann::json& model, absl::StatusCode code,
 }
 
 TEST(XgboostImportTest, RejectsCorruptJson) {
-  const std::string text = OneSplitModel().dump();
+  const std::string text = testing::OneSplitXgboostModel().dump();
   for (const std::string& bad :
        {std::string(), text.substr(0, text.size() / 2), std::string("{]"),
         std::string("\x7b\x4c\x00\x00", 4), std::string("[1, 2]"),
@@ -235,61 +202,61 @@ TEST(XgboostImportTest, RejectsCorruptJson) {
 
 TEST(XgboostImportTest, RejectsWrongTypes) {
   const auto kInvalid = absl::StatusCode::kInvalidArgument;
-  nlohmann::json model = OneSplitModel();
+  nlohmann::json model = testing::OneSplitXgboostModel();
   auto& tree = model["learner"]["gradient_booster"]["model"]["trees"][0];
   tree["split_indices"] = "0";
   ExpectError(model, kInvalid, "split_indices is not an array");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["gradient_booster"]["model"]["trees"][0]
        ["split_conditions"][0] = "1.0";
   ExpectError(model, kInvalid, "wrong type");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["gradient_booster"]["model"]["trees"][0]["left_children"] =
       {1, -1, -1};
   ExpectError(model, kInvalid, "3 entries for 5 nodes");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["learner_model_param"]["num_feature"] = "many";
   ExpectError(model, kInvalid, "num_feature");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["learner_model_param"]["base_score"] = true;
   ExpectError(model, kInvalid, "base_score");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["gradient_booster"]["model"]["trees"] = 7;
   ExpectError(model, kInvalid, "trees is not an array");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"].erase("objective");
   ExpectError(model, kInvalid, "objective");
 }
 
 TEST(XgboostImportTest, RejectsBrokenTrees) {
   const auto kInvalid = absl::StatusCode::kInvalidArgument;
-  nlohmann::json model = OneSplitModel();
+  nlohmann::json model = testing::OneSplitXgboostModel();
   auto* tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
   (*tree)["split_indices"][0] = 2;  // num_feature is 2
   ExpectError(model, kInvalid, "outside [0, 2)");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
   (*tree)["left_children"][0] = 7;
   ExpectError(model, kInvalid, "node 7 outside");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
   (*tree)["left_children"][0] = 0;  // cycle
   ExpectError(model, kInvalid, "twice");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
   (*tree)["right_children"][1] = 2;  // one child only
   ExpectError(model, kInvalid, "exactly one child");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   tree = &model["learner"]["gradient_booster"]["model"]["trees"][0];
   (*tree)["split_conditions"][0] = -std::numeric_limits<float>::max();
   ExpectError(model, kInvalid, "no finite equivalent");
@@ -297,27 +264,27 @@ TEST(XgboostImportTest, RejectsBrokenTrees) {
 
 TEST(XgboostImportTest, RejectsUnsupportedModels) {
   const auto kUnimplemented = absl::StatusCode::kUnimplemented;
-  nlohmann::json model = OneSplitModel();
+  nlohmann::json model = testing::OneSplitXgboostModel();
   model["learner"]["objective"]["name"] = "multi:softprob";
   ExpectError(model, kUnimplemented, "objective \"multi:softprob\"");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["objective"]["name"] = "binary:logistic";
   ExpectError(model, kUnimplemented, "not supported");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["gradient_booster"]["name"] = "dart";
   ExpectError(model, kUnimplemented, "booster \"dart\"");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["learner_model_param"]["num_class"] = "3";
   ExpectError(model, kUnimplemented, "single-output");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["learner_model_param"]["num_target"] = "2";
   ExpectError(model, kUnimplemented, "single-output");
 
-  model = OneSplitModel();
+  model = testing::OneSplitXgboostModel();
   model["learner"]["gradient_booster"]["model"]["trees"][0]["split_type"][0] =
       1;
   ExpectError(model, kUnimplemented, "categorical");
@@ -325,7 +292,7 @@ TEST(XgboostImportTest, RejectsUnsupportedModels) {
 
 TEST(XgboostImportTest, MissingFileIsNotFound) {
   absl::StatusOr<Ensemble> model =
-      ImportXgboostJsonFile(TestdataPath("no_such_model.json"));
+      ImportXgboostJsonFile(testing::XgboostTestdataPath("no_such_model.json"));
   EXPECT_EQ(model.status().code(), absl::StatusCode::kNotFound);
 }
 
