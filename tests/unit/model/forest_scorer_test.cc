@@ -370,8 +370,10 @@ TEST(ForestScorerTest, QuickScorerOnlyForTreesUpTo32Leaves) {
 
 // Chained walks (trees over 32 leaves, single output, at least 32 documents
 // in a document block): each document walks a whole tree block, leaf to next
-// root. Several blocks, deep trees, NaNs, a remainder group, and num_trees
-// prefixes that end inside a block (which fall back to lockstep walks).
+// root. Several blocks, deep trees, NaNs, remainders of 1 (the lane chains)
+// and of 2 to 7 documents (a group padded with copies of the last document),
+// and num_trees prefixes that end inside a block (which fall back to lockstep
+// walks).
 TEST(ForestScorerTest, ChainedWalksMatchReference) {
   std::mt19937_64 rng(808);
   const int32_t features = 9;
@@ -380,7 +382,8 @@ TEST(ForestScorerTest, ChainedWalksMatchReference) {
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   EXPECT_FALSE(scorer->uses_quick_scorer());
-  for (size_t docs : {size_t{32}, size_t{45}, size_t{300}}) {
+  for (size_t docs : {size_t{32}, size_t{33}, size_t{34}, size_t{39},
+                      size_t{45}, size_t{100}, size_t{300}}) {
     std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.25);
     for (int32_t requested : {0, 1, 17, 89}) {
       ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
