@@ -66,7 +66,8 @@ void ExpectSingleDocumentsMatch(const ForestScorer& scorer,
 }
 
 // Every batch size from 1 to 40 (16-document groups, a padded remainder or
-// an 8-document group plus walks), and sizes across the 128-document block,
+// an 8-document group plus walks), and sizes across the document block
+// (ForestScorer::kBlockDocs),
 // for QuickScorer models with one and three outputs, with and without
 // zero-as-missing splits; trees from a single leaf to all 32.
 TEST(ForestScorerPathsTest, QuickScorerEveryBatchRemainder) {
@@ -79,7 +80,8 @@ TEST(ForestScorerPathsTest, QuickScorerEveryBatchRemainder) {
       model.trees[1] = testing::RandomTree(rng, 32, features);
       model.trees[2] = testing::RandomTree(rng, 1, features);
       if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.4, &model);
-      const size_t max_docs = 300;
+      constexpr size_t kBlock = ForestScorer::kBlockDocs;
+      const size_t max_docs = 2 * kBlock + 44;
       const std::vector<float> rows =
           testing::RowsNearZero(rng, max_docs, features, 0.2);
       // With the dense path off, single-output batches take QuickScorer
@@ -94,8 +96,8 @@ TEST(ForestScorerPathsTest, QuickScorerEveryBatchRemainder) {
         for (size_t docs = 1; docs <= 40; ++docs) {
           ExpectRawMatches(*scorer, model, rows, docs, 0);
         }
-        for (size_t docs : {size_t{127}, size_t{128}, size_t{129}, size_t{141},
-                            size_t{300}}) {
+        for (size_t docs :
+             {kBlock - 1, kBlock, kBlock + 1, kBlock + 13, max_docs}) {
           for (int32_t requested : {0, 7 * outputs}) {
             ExpectRawMatches(*scorer, model, rows, docs, requested);
           }

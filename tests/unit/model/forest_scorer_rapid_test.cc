@@ -31,7 +31,7 @@ bool CpuRunsRapidScorer() {
 // single-leaf and full-size trees among them, with and without
 // zero-as-missing splits: every batch size from 1 to 140 (whole 64-document
 // groups, remainders padded, left to QuickScorer or walked, across the
-// 128-document block) and a few larger ones.
+// document block of ForestScorer::kBlockDocs) and a few larger ones.
 TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
   std::mt19937_64 rng(6464);
   const int32_t features = 7;
@@ -41,7 +41,8 @@ TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
       model.trees[0] = testing::RandomTree(rng, max_leaves, features);
       model.trees[1] = testing::RandomTree(rng, 1, features);
       if (zero_as_missing) testing::AddZeroAsMissing(rng, 0.3, &model);
-      const std::vector<float> rows = testing::RowsNearZeroWithInfinities(rng, 400, features);
+      const std::vector<float> rows = testing::RowsNearZeroWithInfinities(
+          rng, ForestScorer::kBlockDocs + 100, features);
       // Remainders go to the dense path (up to 32 leaves) or, with it off,
       // to QuickScorer and the walks.
       for (auto dense : {ForestScorer::DenseScoring::kAllow,
@@ -53,7 +54,9 @@ TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
         for (size_t docs = 1; docs <= 140; ++docs) {
           testing::ExpectScoresMatchReference(*scorer, model, rows, docs, 0);
         }
-        for (size_t docs : {size_t{191}, size_t{256}, size_t{400}}) {
+        for (size_t docs :
+             {size_t{191}, size_t{400}, ForestScorer::kBlockDocs + 1,
+              ForestScorer::kBlockDocs + 100}) {
           for (int32_t requested : {0, 1, 17, 70}) {
             testing::ExpectScoresMatchReference(*scorer, model, rows, docs,
                                                 requested);

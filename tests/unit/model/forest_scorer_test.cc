@@ -382,8 +382,9 @@ TEST(ForestScorerTest, ChainedWalksMatchReference) {
   absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model);
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   EXPECT_FALSE(scorer->uses_quick_scorer());
-  for (size_t docs : {size_t{32}, size_t{33}, size_t{34}, size_t{39},
-                      size_t{45}, size_t{100}, size_t{300}}) {
+  for (size_t docs :
+       {size_t{32}, size_t{33}, size_t{34}, size_t{39}, size_t{45}, size_t{100},
+        size_t{300}, ForestScorer::kBlockDocs + 45}) {
     std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.25);
     for (int32_t requested : {0, 1, 17, 89}) {
       ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
