@@ -503,7 +503,7 @@ void ForestScorer::RawScores(absl::Span<const float> rows, size_t num_docs,
   CheckOrDie(out.size() >= num_docs * num_outputs_,
              "RawScores: out.size() < num_docs * num_outputs");
   const int32_t trees = ClampTrees(num_trees);
-  uint32_t* scratch = Scratch(block_row_entries());
+  uint32_t* scratch = Scratch(block_row_entries(num_docs));
   for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
     const size_t count = std::min(kBlockDocs, num_docs - begin);
     RawScoresBlock(rows.data() + begin * num_features_, count, num_features_,
@@ -520,7 +520,7 @@ void ForestScorer::Score(absl::Span<const float> rows, size_t num_docs,
              "Score: rows.size() < num_docs * row_stride");
   CheckOrDie(out.size() >= num_docs, "Score: out.size() < num_docs");
   const int32_t trees = ClampTrees(0);
-  uint32_t* scratch = Scratch(block_row_entries());
+  uint32_t* scratch = Scratch(block_row_entries(num_docs));
   if (num_outputs_ == 1 && transform_ == ScoreTransform::kIdentity) {
     for (size_t begin = 0; begin < num_docs; begin += kBlockDocs) {
       const size_t count = std::min(kBlockDocs, num_docs - begin);

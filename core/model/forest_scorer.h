@@ -139,11 +139,19 @@ class ForestScorer {
   size_t num_slots() const {
     return 2 * (used_features_.size() + zero_features_.size());
   }
-  // Entries of doubled rows for a block of kBlockDocs documents. Never 0: a
-  // model whose trees are all single leaves has no slots, and its walks
-  // still address (and a leaf step reads) a group's first slot.
-  size_t block_row_entries() const {
-    return kBlockDocs * std::max<size_t>(num_slots(), 1);
+  // Entries of doubled rows for a block of `docs` documents (at most
+  // kBlockDocs), rounded up to a multiple of 64 documents, the largest
+  // padding any path writes: a request of a few documents does not grow a
+  // thread's scratch to a whole block. Never 0: a model whose trees are all
+  // single leaves has no slots, and its walks still address (and a leaf
+  // step reads) a group's first slot.
+  size_t block_row_entries(size_t docs = kBlockDocs) const {
+    constexpr size_t kPadDocs = 64;
+    static_assert(kBlockDocs % kPadDocs == 0);
+    const size_t padded =
+        (std::min(std::max<size_t>(docs, 1), kBlockDocs) + kPadDocs - 1) /
+        kPadDocs * kPadDocs;
+    return padded * std::max<size_t>(num_slots(), 1);
   }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
   // doubled rows (room for kBlockDocs; lanes past num_docs may be

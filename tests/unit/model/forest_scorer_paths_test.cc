@@ -204,5 +204,35 @@ TEST(ForestScorerPathsTest, AllLeafModelsScoreOnAFreshThread) {
   }
 }
 
+// A thread's scratch for rows is sized by the first request it scores (its
+// documents rounded up to 64, not a whole block), so each batch here runs on
+// a fresh thread: every path's padding (RapidScorer to 64 documents,
+// QuickScorer to 16, chained remainders to 8) must stay inside it, and the
+// scores must match the reference. Under AddressSanitizer a write past the
+// scratch fails this test.
+TEST(ForestScorerPathsTest, ScratchSizedByTheRequestOnAFreshThread) {
+  std::mt19937_64 rng(6060);
+  const int32_t features = 6;
+  const size_t max_docs = ForestScorer::kBlockDocs + 40;
+  const std::vector<float> rows =
+      testing::RowsNearZero(rng, max_docs, features, 0.25);
+  for (const int32_t max_leaves : {20, 32, 64, 255}) {
+    Ensemble model = testing::RandomEnsemble(rng, 70, max_leaves, features);
+    model.trees[0] = testing::RandomTree(rng, max_leaves, features);
+    for (const auto dense : {ForestScorer::DenseScoring::kAllow,
+                             ForestScorer::DenseScoring::kOff}) {
+      absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(model, dense);
+      ASSERT_TRUE(scorer.ok()) << scorer.status();
+      for (const size_t docs :
+           {size_t{1}, size_t{5}, size_t{36}, size_t{40}, size_t{63},
+            size_t{65}, size_t{100}, max_docs}) {
+        std::thread fresh(
+            [&] { ExpectRawMatches(*scorer, model, rows, docs, 0); });
+        fresh.join();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace plrank
