@@ -154,8 +154,8 @@ class ForestScorer {
     return padded * std::max<size_t>(num_slots(), 1);
   }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
-  // doubled rows (room for kBlockDocs; lanes past num_docs may be
-  // overwritten).
+  // doubled rows (block_row_entries(num_docs) entries: lanes past num_docs
+  // may be overwritten by padding).
   void AccumulateTrees(uint32_t* doubled, size_t num_docs, double* out,
                        size_t out_stride, int32_t num_trees) const;
   // The QuickScorer part of AccumulateTrees (forest_scorer_quick.cc): scores
@@ -200,7 +200,7 @@ class ForestScorer {
                          uint32_t* record) const;
   // Full raw scores of at most kBlockDocs rows (`row_stride` floats apart,
   // >= row_width_): base score, trees, linear part. `scratch` holds
-  // kBlockDocs doubled rows.
+  // block_row_entries(num_docs) entries.
   void RawScoresBlock(const float* rows, size_t num_docs, size_t row_stride,
                       double* out, size_t out_stride, int32_t num_trees,
                       uint32_t* scratch) const;
