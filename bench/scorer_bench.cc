@@ -7,8 +7,8 @@
 // every setting that changes it), imports that JSON with
 // ImportXgboostJsonFile, checks both systems give the same margins on every
 // document of the scoring pool, then times batches of 1, 10, 100 and 1000
-// documents: ours = ForestScorer::Score on row-major floats; XGBoost =
-// XGBoosterPredictFromDense (in-place dense predict, output margin,
+// documents (--batch_sizes): ours = ForestScorer::Score on row-major floats;
+// XGBoost = XGBoosterPredictFromDense (in-place dense predict, output margin,
 // nthread=1, so it predicts on the calling thread). Batches cycle through a
 // pool of distinct documents, so a batch of 1 is not one cached row scored
 // again and again. Times are the calling thread's CPU time, best of 3
@@ -16,8 +16,10 @@
 //
 // Own flags (before Google Benchmark's): --cache_dir=DIR (default
 // $PLRANK_BENCH_CACHE, else /tmp/plrank-bench-cache), --shapes=1000x31,300x255,
+// --batch_sizes=1,10,100,1000 (each 1..8192, the pool's size),
 // --train_queries=300. Prints Google Benchmark's table, then a summary of
-// us/doc, docs/s and the speed-up per shape and batch size.
+// us/doc, docs/s and the speed-up per shape and batch size ("-" for a system
+// --benchmark_filter left out).
 
 #include <xgboost/c_api.h>
 
@@ -54,7 +56,6 @@ namespace {
 
 constexpr int32_t kFeatures = 136;
 constexpr size_t kPoolDocs = 8192;
-constexpr size_t kBatchSizes[] = {1, 10, 100, 1000};
 
 struct Shape {
   int32_t trees = 0;
@@ -65,6 +66,7 @@ struct Shape {
 struct Options {
   std::string cache_dir;
   std::vector<Shape> shapes = {{1000, 31}, {300, 255}};
+  std::vector<size_t> batch_sizes = {1, 10, 100, 1000};
   int32_t train_queries = 300;
 };
 
@@ -300,19 +302,29 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     }
   }
 
-  void PrintSummary(const std::vector<Shape>& shapes) const {
+  void PrintSummary(const std::vector<Shape>& shapes,
+                    const std::vector<size_t>& batch_sizes) const {
     std::printf(
         "\n%-9s %6s | %12s %12s | %12s %12s | %8s\n", "model", "batch",
         "xgb us/doc", "xgb docs/s", "ours us/doc", "ours docs/s", "speedup");
     for (const Shape& shape : shapes) {
-      for (size_t batch : kBatchSizes) {
+      for (size_t batch : batch_sizes) {
         auto it = seconds_per_doc_.find({shape.name(), batch});
         if (it == seconds_per_doc_.end()) continue;
         const double xgb = it->second[0];
         const double ours = it->second[1];
-        std::printf("%-9s %6zu | %12.3f %12.0f | %12.3f %12.0f | %7.2fx\n",
-                    shape.name().c_str(), batch, xgb * 1e6, 1 / xgb,
-                    ours * 1e6, 1 / ours, xgb / ours);
+        // A system the filter left out has no time.
+        auto columns = [](double seconds) {
+          return seconds > 0 ? absl::StrFormat("%12.3f %12.0f", seconds * 1e6,
+                                               1 / seconds)
+                             : absl::StrFormat("%12s %12s", "-", "-");
+        };
+        const std::string speedup = xgb > 0 && ours > 0
+                                        ? absl::StrFormat("%7.2fx", xgb / ours)
+                                        : std::string("       -");
+        std::printf("%-9s %6zu | %s | %s | %s\n", shape.name().c_str(), batch,
+                    columns(xgb).c_str(), columns(ours).c_str(),
+                    speedup.c_str());
       }
     }
   }
@@ -340,6 +352,17 @@ absl::StatusOr<Options> ParseOwnFlags(int* argc, char** argv) {
       if (!absl::SimpleAtoi(value, &options.train_queries) ||
           options.train_queries < 10) {
         return absl::InvalidArgumentError("--train_queries must be >= 10");
+      }
+    } else if (const char* value = value_of("--batch_sizes=")) {
+      options.batch_sizes.clear();
+      for (absl::string_view item : absl::StrSplit(value, ',')) {
+        size_t batch = 0;
+        if (!absl::SimpleAtoi(item, &batch) || batch < 1 || batch > kPoolDocs) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "bad --batch_sizes item '", item,
+              "' (want a document count from 1 to ", kPoolDocs, ")"));
+        }
+        options.batch_sizes.push_back(batch);
       }
     } else if (const char* value = value_of("--shapes=")) {
       options.shapes.clear();
@@ -380,7 +403,7 @@ int Main(int argc, char** argv) {
       return 1;
     }
     fixtures.push_back(*std::move(fixture));
-    for (size_t batch : kBatchSizes) {
+    for (size_t batch : options->batch_sizes) {
       for (System system : {System::kXgboost, System::kOurs}) {
         const std::string name = absl::StrFormat(
             "%s/%s/batch:%d", shape.name(),
@@ -396,7 +419,7 @@ int Main(int argc, char** argv) {
   }
   SummaryReporter reporter(keys);
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.PrintSummary(options->shapes);
+  reporter.PrintSummary(options->shapes, options->batch_sizes);
   benchmark::Shutdown();
   return 0;
 }
