@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
+#include "core/model/cache_aligned.h"
 #include "core/model/dense_scorer.h"
 #include "core/model/ensemble.h"
 #include "core/model/quick_scorer.h"
@@ -223,8 +224,9 @@ class ForestScorer {
   // Features some split tests with zero as missing, in increasing order
   // (usually none): they get two more slots each.
   std::vector<int32_t> zero_features_;
-  std::vector<Node> nodes_;                // all trees, leaves included
-  std::vector<double> node_values_;        // leaf value per node (0 inside)
+  internal::CacheAlignedVector<Node> nodes_;  // all trees, leaves included
+  internal::CacheAlignedVector<double>
+      node_values_;  // leaf value per node (0 inside)
   // Trees [tree_block_begin_[b], tree_block_begin_[b + 1]) form block b, sized
   // so a block's nodes stay in L1 while a block of documents walks them. Its
   // nodes start at nodes_[block_node_begin_[b]]; indices in Node::child and
@@ -248,8 +250,8 @@ class ForestScorer {
   // last tree: a parking node closing each block), and leaf values at leaves,
   // -0.0 elsewhere. Block b starts at chain_block_begin_[b]; its walks need
   // at least chain_min_rounds_[b] steps. Empty when not used.
-  std::vector<Node> chain_nodes_;
-  std::vector<double> chain_values_;
+  internal::CacheAlignedVector<Node> chain_nodes_;
+  internal::CacheAlignedVector<double> chain_values_;
   std::vector<size_t> chain_block_begin_;
   std::vector<int32_t> chain_min_rounds_;
   // Lane chains: nodes_ with global child indices, where a leaf of tree t
@@ -262,8 +264,8 @@ class ForestScorer {
     uint32_t value_offset;  // byte offset of the slot in a doubled row
     uint32_t record;        // tree of a leaf; num_trees() otherwise
   };
-  std::vector<LaneNode> lane_nodes_;
-  std::vector<double> lane_values_;         // leaf value per node
+  internal::CacheAlignedVector<LaneNode> lane_nodes_;
+  internal::CacheAlignedVector<double> lane_values_;  // leaf value per node
   std::vector<uint32_t> lane_first_roots_;  // per lane
   uint32_t lane_parking_ = 0;
   int32_t lane_min_rounds_ = 0;

@@ -17,8 +17,8 @@ using internal::StepHeldNode;
 
 void ForestScorer::BuildChains() {
   const size_t blocks = block_node_begin_.size();
-  chain_nodes_.reserve(nodes_.size() + blocks);
-  chain_values_.reserve(nodes_.size() + blocks);
+  chain_nodes_.reserve(nodes_.size() + 8 * blocks);
+  chain_values_.reserve(nodes_.size() + 8 * blocks);
   for (size_t b = 0; b < blocks; ++b) {
     const size_t first = block_node_begin_[b];
     const size_t last = b + 1 < blocks ? block_node_begin_[b + 1] : nodes_.size();
@@ -52,6 +52,12 @@ void ForestScorer::BuildChains() {
     }
     chain_nodes_.push_back({kLeafThreshold, 0, parking});
     chain_values_.push_back(-0.0);
+    // The next block starts a cache line, as its trees are laid out by line.
+    while (chain_nodes_.size() % (internal::kCacheLineBytes / sizeof(Node)) !=
+           0) {
+      chain_nodes_.push_back({kLeafThreshold, 0, parking});
+      chain_values_.push_back(-0.0);
+    }
     chain_min_rounds_.push_back(min_rounds);
   }
 }
@@ -66,10 +72,11 @@ void ForestScorer::ChainGroup(const uint32_t* group_rows, size_t block,
   const Node* nodes = chain_nodes_.data() + chain_block_begin_[block];
   const double* values = chain_values_.data() + chain_block_begin_[block];
   const char* row_bytes = reinterpret_cast<const char*>(group_rows);
+  // The parking node follows the block's nodes (BuildChains).
   const uint64_t parking = static_cast<uint64_t>(
-      (block + 1 < chain_block_begin_.size() ? chain_block_begin_[block + 1]
-                                             : chain_nodes_.size()) -
-      chain_block_begin_[block] - 1);
+      (block + 1 < block_node_begin_.size() ? block_node_begin_[block + 1]
+                                            : nodes_.size()) -
+      block_node_begin_[block]);
   // Each walk holds its node's fields in a register (StepHeldNode), named
   // one by one so that all eight stay in registers.
   static_assert(kLanes == 8);
