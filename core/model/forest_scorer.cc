@@ -25,14 +25,22 @@ using internal::kLeafThreshold;
 using internal::RunHeldWalk;
 using internal::StepHeldNode;
 
-// Node bytes per tree block: the block's nodes stay in L2 while all groups
-// of a document block walk it; 16 trees of 255 leaves fill it, so a single
-// document's 8 lockstep walks have 8 different trees, and chained walks wait
-// for the slowest of 8 documents once per 16 trees (300 x 255 at batch 1000:
-// 1.86-1.89 us/doc at 64 KB, 1.96-2.12 at 32, 2.17 at 16; scorer.md).
-constexpr size_t kTreeBlockBytes = 64 * 1024;
-// Fewest documents in a document block for which chained walks pay off.
-constexpr size_t kChainMinDocs = 32;
+// Node bytes per tree block: the block's nodes (and, for chained walks,
+// their values) stay in L2 while all groups of a document block walk it, and
+// chained walks wait for the slowest of 8 documents once per block. With
+// nodes laid out by cache line, 300 x 255 measured 1.35 / 1.39 / 1.39 / 1.46
+// us per document at batch 1000 with 128 / 96 / 160 / 64 KB (scorer.md).
+constexpr size_t kTreeBlockBytes = 128 * 1024;
+// Fewest documents that chain (a group of kLanes, padded); fewer walk in
+// lockstep. With nodes laid out by cache line, 300 x 255 measured 2.24 /
+// 1.87 / 1.62 us per document at batch 5 / 6 / 7 chained against 2.55 / 2.47
+// / 2.54 in lockstep, and 2.78 against 2.40 at batch 4.
+constexpr size_t kChainMinDocs = 5;
+// Fewest documents left after whole chained groups that are padded to a
+// group and chained; 2 walk in lockstep and 1 in lane chains instead
+// (300 x 255, us per document: batch 10 1.93 with the 2 walked, 2.30
+// padded; batch 11 1.98 padded, 2.09 with the 3 walked).
+constexpr size_t kChainPadMinDocs = 3;
 // Stack buffer for raw multi-output scores inside Score (no allocation).
 constexpr size_t kStackRawScores = 1024;
 
@@ -476,16 +484,19 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
     if (--num_docs == quick_docs) return;
   }
   // Chained walks read a second copy of the nodes and their values: worth
-  // it when enough documents share each block to keep it in cache.
+  // it from kChainMinDocs documents, padded to a group of kLanes.
   const bool use_chains =
       !chain_nodes_.empty() && num_docs - quick_docs >= kChainMinDocs;
-  // A remainder of fewer than kLanes documents chains too, padded with copies
-  // of the last document whose sums are dropped: walked in lockstep it reads
-  // nodes_, a second copy of the model the chains have pushed out of cache
-  // (300 x 255 at batch 100: 2.01 us/doc with 4 of the 100 walked, against
-  // 1.72 for a batch of 96; bench/results/scorer.md).
+  // A remainder of kChainPadMinDocs to kLanes - 1 documents chains too,
+  // padded with copies of the last document whose sums are dropped: walked
+  // in lockstep it reads nodes_, a second copy of the model the chains have
+  // pushed out of cache (300 x 255 at batch 100: 2.01 us/doc with 4 of the
+  // 100 walked, against 1.72 for a batch of 96; bench/results/scorer.md).
+  // Two documents cost less walked than padded to 8.
+  const bool pad =
+      use_chains && (num_docs - quick_docs) % kLanes >= kChainPadMinDocs;
   const size_t chained_docs =
-      use_chains ? (num_docs + kLanes - 1) / kLanes * kLanes : num_docs;
+      pad ? (num_docs + kLanes - 1) / kLanes * kLanes : num_docs;
   if (chained_docs > num_docs) {
     PadWithLastDocument(doubled, num_docs, chained_docs);
   }
@@ -501,8 +512,8 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
       // batch) splits into halves, quarters... of the lanes walking 2, 4...
       // trees at once, so no lane idles.
       const size_t left = num_docs - first;
-      const bool chain =
-          use_chains && end == tree_block_begin_[b + 1] && first % kLanes == 0;
+      const bool chain = use_chains && end == tree_block_begin_[b + 1] &&
+                         first % kLanes == 0 && (left >= kLanes || pad);
       const size_t docs = left >= kLanes ? kLanes
                           : chain        ? left
                                          : std::bit_floor(left);

@@ -368,12 +368,12 @@ TEST(ForestScorerTest, QuickScorerOnlyForTreesUpTo32Leaves) {
   EXPECT_FALSE(scorer->uses_quick_scorer());
 }
 
-// Chained walks (trees over 32 leaves, single output, at least 32 documents
+// Chained walks (trees over 32 leaves, single output, at least 5 documents
 // in a document block): each document walks a whole tree block, leaf to next
-// root. Several blocks, deep trees, NaNs, remainders of 1 (the lane chains)
-// and of 2 to 7 documents (a group padded with copies of the last document),
-// and num_trees prefixes that end inside a block (which fall back to lockstep
-// walks).
+// root. Several blocks, deep trees, NaNs, batches of 5 to 7 (one group padded
+// with copies of the last document), remainders of 1 (the lane chains), of 2
+// (lockstep walks) and of 3 to 7 documents (a padded group), and num_trees
+// prefixes that end inside a block (which fall back to lockstep walks).
 TEST(ForestScorerTest, ChainedWalksMatchReference) {
   std::mt19937_64 rng(808);
   const int32_t features = 9;
@@ -383,11 +383,43 @@ TEST(ForestScorerTest, ChainedWalksMatchReference) {
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   EXPECT_FALSE(scorer->uses_quick_scorer());
   for (size_t docs :
-       {size_t{32}, size_t{33}, size_t{34}, size_t{39}, size_t{45}, size_t{100},
-        size_t{300}, ForestScorer::kBlockDocs + 45}) {
+       {size_t{4}, size_t{5}, size_t{7}, size_t{8}, size_t{9}, size_t{10},
+        size_t{11}, size_t{32}, size_t{33}, size_t{34}, size_t{39}, size_t{45},
+        size_t{100}, size_t{300}, ForestScorer::kBlockDocs + 45}) {
     std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.25);
     for (int32_t requested : {0, 1, 17, 89}) {
       ExpectRawScoresMatchReference(*scorer, model, rows, docs, requested);
+    }
+  }
+}
+
+// Nodes are laid out by how many training documents (XGBoost: how much
+// hessian) reach them, from leaf covers, else leaf counts, else leaf numbers:
+// every layout scores as the reference, bit for bit, on every path.
+TEST(ForestScorerTest, LayoutByLeafWeightsKeepsScores) {
+  std::mt19937_64 rng(919);
+  const int32_t features = 6;
+  const Ensemble counted = testing::RandomEnsemble(rng, 40, 255, features);
+  Ensemble covered = counted;
+  Ensemble unweighted = counted;
+  for (size_t t = 0; t < counted.trees.size(); ++t) {
+    Tree& tree = covered.trees[t];
+    tree.leaf_cover.resize(tree.leaf_value.size());
+    // Covers that disagree with the counts, so the layout differs.
+    for (size_t l = 0; l < tree.leaf_cover.size(); ++l) {
+      tree.leaf_cover[l] =
+          1.0 / (1.0 + static_cast<double>(tree.leaf_count[l]));
+    }
+    unweighted.trees[t].leaf_count.clear();
+  }
+  for (const Ensemble* model :
+       std::vector<const Ensemble*>{&counted, &covered, &unweighted}) {
+    absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*model);
+    ASSERT_TRUE(scorer.ok()) << scorer.status();
+    for (size_t docs :
+         {size_t{1}, size_t{2}, size_t{6}, size_t{10}, size_t{100}}) {
+      std::vector<float> rows = testing::RandomRows(rng, docs, features, 0.2);
+      ExpectRawScoresMatchReference(*scorer, *model, rows, docs, 0);
     }
   }
 }
