@@ -39,11 +39,11 @@ inline void KeepScalar(double& x) {
 #endif
 }
 
-// Whether the CPU has BMI2 (rorx, shrx: field extraction without copies),
-// which StepHeldNode<..., true> needs.
+// Whether the CPU has BMI1 and BMI2 (bextr, shrx: field extraction in one
+// instruction each, without copies), which StepHeldNode<..., true> needs.
 inline bool CpuHasBmi2() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("bmi2");
+  return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
 #else
   return false;
 #endif
@@ -91,8 +91,9 @@ inline const char (&AsmRead(const void* data))[] {
 // With `values`, the value of the node moved to is added to *total inside
 // the same asm: left to the compiler, the eight walks' additions get
 // vectorised in pairs, which keeps indices live and spills the walks.
-// kBmi2 (only where CpuHasBmi2()) takes 8 instructions per step instead of
-// 10 (300 x 255 at batch 1000: 1.95 -> 1.80 us/doc, bench/results/scorer.md).
+// kBmi2 (only where CpuHasBmi2()) takes 7 instructions per step instead of
+// 10 (300 x 255 at batch 1000: 1.95 -> 1.80 us/doc with shrx and rorx +
+// movzwl; bextr for the slot then 1.37 -> 1.30; bench/results/scorer.md).
 template <uint32_t kRowOffset, bool kBmi2>
 inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
                          const double* values = nullptr,
@@ -100,11 +101,12 @@ inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
 #if defined(__x86_64__) && defined(__GNUC__)
   uint64_t child;
   uint64_t slot;
-  // The fields: child = node >> 48, slot = (node >> 32) & 0xffff.
+  // The fields: child = node >> 48, slot = (node >> 32) & 0xffff (bextr's
+  // control: 16 bits from bit 32).
+  constexpr uint64_t kSlotField = (16 << 8) | 32;
 #define PLRANK_HELD_FIELDS_BMI2           \
   "shrxq %[shift], %[node], %[child]\n\t" \
-  "rorxq $32, %[node], %[slot]\n\t"       \
-  "movzwl %w[slot], %k[slot]\n\t"
+  "bextrq %[field], %[node], %[slot]\n\t"
 #define PLRANK_HELD_FIELDS     \
   "movq %[node], %[child]\n\t" \
   "shrq $48, %[child]\n\t"     \
@@ -127,7 +129,8 @@ inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
     if constexpr (kBmi2) {
       asm(PLRANK_HELD_FIELDS_BMI2 PLRANK_HELD_MOVE
           : [node] "+r"(node), [child] "=&r"(child), [slot] "=&r"(slot)
-          : PLRANK_HELD_INPUTS, [shift] "r"(uint64_t{48})
+          : PLRANK_HELD_INPUTS, [shift] "r"(uint64_t{48}),
+            [field] "r"(kSlotField)
           : PLRANK_ASM_CLOBBERS);
     } else {
       asm(PLRANK_HELD_FIELDS PLRANK_HELD_MOVE
@@ -140,8 +143,8 @@ inline void StepHeldNode(uint64_t& node, const char* rows, const char* nodes,
       asm(PLRANK_HELD_FIELDS_BMI2 PLRANK_HELD_MOVE PLRANK_HELD_ADD
           : [node] "+r"(node), [total] "+x"(*total), [child] "=&r"(child),
             [slot] "=&r"(slot)
-          : PLRANK_HELD_INPUTS, [values] "r"(values),
-            "m"(AsmRead(values)), [shift] "r"(uint64_t{48})
+          : PLRANK_HELD_INPUTS, [values] "r"(values), "m"(AsmRead(values)),
+            [shift] "r"(uint64_t{48}), [field] "r"(kSlotField)
           : PLRANK_ASM_CLOBBERS);
     } else {
       asm(PLRANK_HELD_FIELDS PLRANK_HELD_MOVE PLRANK_HELD_ADD
