@@ -15,6 +15,7 @@
 #include "core/model/cache_aligned.h"
 #include "core/model/model_io.h"
 #include "core/model/order_key.h"
+#include "core/model/row_keys.h"
 #include "core/model/tree_walk_step.h"
 
 namespace plrank {
@@ -178,8 +179,8 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
       widest_split = std::max(widest_split, feature);
     }
   }
-  scorer.row_width_ = model.linear_weights.empty() ? widest_split + 1
-                                                   : model.num_features;
+  scorer.row_width_ =
+      model.linear_weights.empty() ? widest_split + 1 : model.num_features;
   std::vector<int32_t> slot_of_feature(widest_split + 1, -1);
   std::vector<int32_t> zero_slot_of_feature(widest_split + 1, -1);
   size_t total_nodes = 0;
@@ -233,8 +234,8 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
       // Laid out, a tree takes its nodes, a filler after the root and the
       // rest of its last line.
       size_t iteration_nodes = 0;
-      for (size_t k = t; k < std::min(t + model.num_outputs, model.trees.size());
-           ++k) {
+      for (size_t k = t;
+           k < std::min(t + model.num_outputs, model.trees.size()); ++k) {
         const size_t laid_out = model.trees[k].split_feature.size() +
                                 model.trees[k].leaf_value.size() + 1;
         iteration_nodes +=
@@ -248,9 +249,9 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
             kMaxBlockNodes));
       }
       const size_t block_nodes =
-          scorer.nodes_.size() -
-          (scorer.block_node_begin_.empty() ? 0
-                                            : scorer.block_node_begin_.back());
+          scorer.nodes_.size() - (scorer.block_node_begin_.empty()
+                                      ? 0
+                                      : scorer.block_node_begin_.back());
       if (scorer.tree_block_begin_.empty() ||
           (block_nodes + iteration_nodes) * sizeof(Node) > kTreeBlockBytes ||
           block_nodes + iteration_nodes > kMaxBlockNodes) {
@@ -313,7 +314,8 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
   if (dense == DenseScoring::kAllow) {
     scorer.dense_ = DenseScorerForest::Build(model, split_slots);
   }
-  if (!scorer.quick_.has_value() && model.num_outputs == 1) scorer.BuildChains();
+  if (!scorer.quick_.has_value() && model.num_outputs == 1)
+    scorer.BuildChains();
   if (!scorer.dense_.has_value() && model.num_outputs == 1) {
     scorer.BuildLaneChains();
   }
@@ -329,20 +331,35 @@ int32_t ForestScorer::ClampTrees(int32_t num_trees) const {
 
 void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
                                size_t row_stride, uint32_t* doubled) const {
-  const uint32_t low_missing = OrderKey(-std::numeric_limits<float>::infinity());
-  const uint32_t high_missing = OrderKey(std::numeric_limits<float>::infinity());
+  const uint32_t low_missing =
+      OrderKey(-std::numeric_limits<float>::infinity());
+  const uint32_t high_missing =
+      OrderKey(std::numeric_limits<float>::infinity());
   const size_t used = used_features_.size();
   const size_t zero_used = zero_features_.size();
   const size_t slots = num_slots();
+  static_assert(internal::kKeyGroupDocs == kLanes);
+  static const bool avx2 = internal::CpuHasAvx2ForRowKeys();
+  // Whole groups of kLanes documents get their used features' keys
+  // together; the rest (and features with zero as missing) one at a time.
+  const size_t whole_groups = avx2 ? num_docs / kLanes : 0;
+  for (size_t g = 0; g < whole_groups; ++g) {
+    uint32_t* group = doubled + g * kLanes * slots;
+    internal::KeyGroupAvx2(rows + g * kLanes * row_stride, row_stride,
+                           used_features_.data(), used, low_missing,
+                           high_missing, group, group + used * kLanes);
+  }
   for (size_t i = 0; i < num_docs; ++i) {
     const float* row = rows + i * row_stride;
     uint32_t* group = doubled + (i / kLanes) * kLanes * slots + i % kLanes;
-    for (size_t j = 0; j < used; ++j) {
-      const float value = row[used_features_[j]];
-      const bool missing = std::isnan(value);
-      const uint32_t key = OrderKey(value);
-      group[j * kLanes] = missing ? low_missing : key;
-      group[(used + j) * kLanes] = missing ? high_missing : key;
+    if (i >= whole_groups * kLanes) {
+      for (size_t j = 0; j < used; ++j) {
+        const float value = row[used_features_[j]];
+        const bool missing = std::isnan(value);
+        const uint32_t key = OrderKey(value);
+        group[j * kLanes] = missing ? low_missing : key;
+        group[(used + j) * kLanes] = missing ? high_missing : key;
+      }
     }
     uint32_t* zero_group = group + 2 * used * kLanes;
     for (size_t k = 0; k < zero_used; ++k) {
@@ -466,9 +483,9 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
     return;
   }
   if (quick_.has_value() && quick_docs < num_docs) {
-    quick_docs += QuickScoreGroups(
-        doubled + quick_docs / kLanes * group_slots, num_docs - quick_docs,
-        out + quick_docs, out_stride, num_trees);
+    quick_docs += QuickScoreGroups(doubled + quick_docs / kLanes * group_slots,
+                                   num_docs - quick_docs, out + quick_docs,
+                                   out_stride, num_trees);
   }
   // A single document left after groups of kLanes (or a batch of one) goes
   // through the lane chains when all trees are used. Two or more cost less
