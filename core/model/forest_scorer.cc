@@ -340,27 +340,26 @@ void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
   const size_t slots = num_slots();
   static_assert(internal::kKeyGroupDocs == kLanes);
   static const bool avx2 = internal::CpuHasAvx2ForRowKeys();
-  // Whole groups of kLanes documents get their used features' keys
-  // together; the rest (and features with zero as missing) one at a time.
-  const size_t whole_groups = avx2 ? num_docs / kLanes : 0;
-  for (size_t g = 0; g < whole_groups; ++g) {
-    uint32_t* group = doubled + g * kLanes * slots;
-    internal::KeyGroupAvx2(rows + g * kLanes * row_stride, row_stride,
-                           used_features_.data(), used, low_missing,
-                           high_missing, group, group + used * kLanes);
+  // The used features' keys, a group of kLanes documents at a time (whole
+  // groups with AVX2 where the CPU has it); features with zero as missing
+  // one document at a time below.
+  for (size_t first = 0; first < num_docs; first += kLanes) {
+    const size_t docs = std::min(kLanes, num_docs - first);
+    uint32_t* group = doubled + first * slots;
+    const float* group_rows = rows + first * row_stride;
+    if (avx2 && docs == kLanes) {
+      internal::KeyGroupAvx2(group_rows, row_stride, used_features_.data(),
+                             used, low_missing, high_missing, group,
+                             group + used * kLanes);
+    } else {
+      internal::KeyGroupScalar(group_rows, row_stride, docs,
+                               used_features_.data(), used, low_missing,
+                               high_missing, group, group + used * kLanes);
+    }
   }
   for (size_t i = 0; i < num_docs; ++i) {
     const float* row = rows + i * row_stride;
     uint32_t* group = doubled + (i / kLanes) * kLanes * slots + i % kLanes;
-    if (i >= whole_groups * kLanes) {
-      for (size_t j = 0; j < used; ++j) {
-        const float value = row[used_features_[j]];
-        const bool missing = std::isnan(value);
-        const uint32_t key = OrderKey(value);
-        group[j * kLanes] = missing ? low_missing : key;
-        group[(used + j) * kLanes] = missing ? high_missing : key;
-      }
-    }
     uint32_t* zero_group = group + 2 * used * kLanes;
     for (size_t k = 0; k < zero_used; ++k) {
       const float value = row[zero_features_[k]];

@@ -18,10 +18,10 @@ bool CpuHasAvx2ForRowKeys() {
 #endif
 }
 
-void KeyGroupScalar(const float* rows, size_t row_stride,
+void KeyGroupScalar(const float* rows, size_t row_stride, size_t docs,
                     const int32_t* features, size_t count, uint32_t low_missing,
                     uint32_t high_missing, uint32_t* low, uint32_t* high) {
-  for (size_t d = 0; d < kKeyGroupDocs; ++d) {
+  for (size_t d = 0; d < docs; ++d) {
     const float* row = rows + d * row_stride;
     for (size_t j = 0; j < count; ++j) {
       const float value = row[features[j]];
@@ -107,15 +107,15 @@ __attribute__((target("avx2"))) void KeyGroupAvx2(
                           _mm256_blendv_epi8(key, high_fill, missing));
     }
   }
-  KeyGroupScalar(rows, row_stride, features + j, count - j, low_missing,
-                 high_missing, low + j * 8, high + j * 8);
+  KeyGroupScalar(rows, row_stride, kKeyGroupDocs, features + j, count - j,
+                 low_missing, high_missing, low + j * 8, high + j * 8);
 }
 #else
 void KeyGroupAvx2(const float* rows, size_t row_stride, const int32_t* features,
                   size_t count, uint32_t low_missing, uint32_t high_missing,
                   uint32_t* low, uint32_t* high) {
-  KeyGroupScalar(rows, row_stride, features, count, low_missing, high_missing,
-                 low, high);
+  KeyGroupScalar(rows, row_stride, kKeyGroupDocs, features, count, low_missing,
+                 high_missing, low, high);
 }
 #endif
 

@@ -27,8 +27,9 @@ void KeyGroupAvx2(const float* rows, size_t row_stride, const int32_t* features,
                   size_t count, uint32_t low_missing, uint32_t high_missing,
                   uint32_t* low, uint32_t* high);
 
-// The same one key at a time, for any CPU.
-void KeyGroupScalar(const float* rows, size_t row_stride,
+// The same one key at a time, for any CPU, and for the first `docs` (at
+// most kKeyGroupDocs) documents of a group: a group's remainder.
+void KeyGroupScalar(const float* rows, size_t row_stride, size_t docs,
                     const int32_t* features, size_t count, uint32_t low_missing,
                     uint32_t high_missing, uint32_t* low, uint32_t* high);
 

@@ -20,6 +20,14 @@ struct Keys {
   std::vector<uint32_t> high;
 };
 
+// KeyGroupScalar over a whole group, with KeyGroupAvx2's signature.
+void ScalarGroup(const float* rows, size_t row_stride, const int32_t* features,
+                 size_t count, uint32_t low_missing, uint32_t high_missing,
+                 uint32_t* low, uint32_t* high) {
+  KeyGroupScalar(rows, row_stride, kKeyGroupDocs, features, count, low_missing,
+                 high_missing, low, high);
+}
+
 template <typename KeyGroup>
 Keys WriteKeys(KeyGroup key_group, const std::vector<float>& rows,
                size_t stride, const std::vector<int32_t>& features) {
@@ -40,7 +48,7 @@ TEST(RowKeysTest, ScalarKeysByHand) {
   rows[4] = -1.0f;
   rows[6] = std::numeric_limits<float>::quiet_NaN();
   rows[7] = std::numeric_limits<float>::infinity();
-  const Keys keys = WriteKeys(KeyGroupScalar, rows, 3, {0, 1});
+  const Keys keys = WriteKeys(ScalarGroup, rows, 3, {0, 1});
   // Feature 0 of documents 0, 1, 2; feature 1 of the same.
   EXPECT_EQ(keys.low[0], 0x80000000u);  // +0
   EXPECT_EQ(keys.low[1], 0x80000000u);  // -0 folds into +0
@@ -51,6 +59,25 @@ TEST(RowKeysTest, ScalarKeysByHand) {
   EXPECT_EQ(keys.low[10], 0xff800000u);  // +inf
   EXPECT_EQ(keys.high[9], keys.low[9]);  // only NaN differs
   EXPECT_EQ(keys.low[16], 7u);           // nothing past count
+}
+
+TEST(RowKeysTest, ScalarPartialGroupWritesOnlyItsDocuments) {
+  constexpr size_t kDocs = 3;
+  const std::vector<int32_t> features = {0, 2};
+  std::vector<float> rows(kDocs * 4);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<float>(i);
+  std::vector<uint32_t> low(features.size() * kKeyGroupDocs, 7);
+  std::vector<uint32_t> high(features.size() * kKeyGroupDocs, 7);
+  KeyGroupScalar(rows.data(), 4, kDocs, features.data(), features.size(),
+                 kLowMissing, kHighMissing, low.data(), high.data());
+  for (size_t j = 0; j < features.size(); ++j) {
+    for (size_t d = 0; d < kKeyGroupDocs; ++d) {
+      const uint32_t expected =
+          d < kDocs ? OrderKey(rows[d * 4 + features[j]]) : 7u;
+      EXPECT_EQ(low[j * kKeyGroupDocs + d], expected) << j << " " << d;
+      EXPECT_EQ(high[j * kKeyGroupDocs + d], expected) << j << " " << d;
+    }
+  }
 }
 
 TEST(RowKeysTest, Avx2MatchesScalar) {
@@ -89,7 +116,7 @@ TEST(RowKeysTest, Avx2MatchesScalar) {
         value =
             rng() % 4 == 0 ? specials[rng() % specials.size()] : normal(rng);
       }
-      const Keys expected = WriteKeys(KeyGroupScalar, rows, stride, features);
+      const Keys expected = WriteKeys(ScalarGroup, rows, stride, features);
       const Keys actual = WriteKeys(KeyGroupAvx2, rows, stride, features);
       EXPECT_EQ(actual.low, expected.low) << count << " features";
       EXPECT_EQ(actual.high, expected.high) << count << " features";
