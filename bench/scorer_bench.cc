@@ -48,8 +48,8 @@
 #include "core/data/datagen.h"
 #include "core/data/dataset.h"
 #include "core/model/ensemble.h"
-#include "core/model/forest_scorer.h"
-#include "core/model/xgboost_import.h"
+#include "core/scoring/forest_scorer.h"
+#include "core/import/xgboost_import.h"
 
 namespace plrank::bench {
 namespace {

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/model/ensemble.h"
-#include "core/model/forest_scorer.h"
+#include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "fuzz/fuzz_util.h"
 

@@ -1,4 +1,4 @@
-// Fuzzes the LightGBM text model importer (core/model/lightgbm_import.h:
+// Fuzzes the LightGBM text model importer (core/import/lightgbm_import.h:
 // ImportLightgbmModel; plrank-convert's path). Input: one option byte, then
 // the model text. The option byte's low bit picks first_feature_column (1,
 // LETOR-trained models, or 0), so both column mappings are reached.
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/model/lightgbm_import.h"
+#include "core/import/lightgbm_import.h"
 #include "fuzz/accepted_model.h"
 #include "fuzz/fuzz_util.h"
 

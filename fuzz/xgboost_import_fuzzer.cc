@@ -1,4 +1,4 @@
-// Fuzzes the XGBoost model importer (core/model/xgboost_import.h:
+// Fuzzes the XGBoost model importer (core/import/xgboost_import.h:
 // ImportXgboostJsonModel; plrank-convert's path). The whole input is the
 // model file: JSON, or UBJSON when its bytes say so (seeds of both).
 // Invariants: no exception escapes (libFuzzer reports an uncaught one as a
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/model/xgboost_import.h"
+#include "core/import/xgboost_import.h"
 #include "fuzz/accepted_model.h"
 #include "fuzz/fuzz_util.h"
 

@@ -38,6 +38,11 @@ RULES = {
     "core/objectives/": ("core/data/", "core/metrics/"),
     "core/model/": ("core/data/", "plrank/v1/model.pb.h",
                     "google/protobuf/"),
+    # Beside the ensemble: its scorers, its importers and its explainer,
+    # none of which sees the artifact's protobuf types.
+    "core/scoring/": ("core/data/", "core/model/"),
+    "core/import/": ("core/data/", "core/model/"),
+    "core/explain/": ("core/data/", "core/model/"),
     "core/boosting/": ("core/data/", "core/metrics/", "core/objectives/",
                        "core/model/"),
     "core/linear/": ("core/data/", "core/metrics/"),
@@ -50,10 +55,12 @@ RULES = {
     # The serving lifecycle: no gRPC, prometheus or RPC wire types
     # (ranker.proto); its config file format (server_config.proto) is its
     # own. Metrics reach it through LifecycleObserver.
-    "server/lifecycle/": ("core/data/", "core/model/",
+    "server/lifecycle/": ("core/data/", "core/model/", "core/scoring/",
+                          "core/explain/",
                           "plrank/v1/server_config.pb.h", "google/protobuf/"),
     # The RPC layer over it.
-    "server/": ("core/data/", "core/metrics/", "core/model/", "common/",
+    "server/": ("core/data/", "core/metrics/", "core/model/",
+                "core/scoring/", "core/explain/", "common/",
                 "grpcpp/", "grpc/", "prometheus/", "plrank/v1/",
                 "google/protobuf/"),
     "clients/": ("core/data/", "core/metrics/", "common/", "grpcpp/",

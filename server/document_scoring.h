@@ -7,7 +7,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "core/model/forest_scorer.h"
+#include "core/scoring/forest_scorer.h"
 #include "google/protobuf/repeated_ptr_field.h"
 #include "plrank/v1/ranker.pb.h"
 

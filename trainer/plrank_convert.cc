@@ -10,9 +10,9 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/model/lightgbm_import.h"
+#include "core/import/lightgbm_import.h"
 #include "core/model/model_io.h"
-#include "core/model/xgboost_import.h"
+#include "core/import/xgboost_import.h"
 #include "trainer/cli/cli_common.h"
 
 ABSL_FLAG(std::string, xgboost_json, "",

@@ -11,7 +11,7 @@
 #include "core/data/letor_reader.h"
 #include "core/metrics/evaluation.h"
 #include "core/model/feature_importance.h"
-#include "core/model/forest_scorer.h"
+#include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "trainer/cli/cli_common.h"
 #include "common/data_flags.h"

@@ -13,8 +13,8 @@
 #include "core/objectives/lambdamart.h"
 #include "core/objectives/listnet_kl.h"
 #include "core/objectives/mcrank.h"
-#include "core/objectives/pl_tied.h"
-#include "core/objectives/plackett_luce.h"
+#include "core/objectives/plackett_luce/plackett_luce.h"
+#include "core/objectives/plackett_luce/permutation_sampled.h"
 #include "core/objectives/squared_loss.h"
 #include "core/objectives/xendcg.h"
 
@@ -45,9 +45,9 @@ absl::StatusOr<std::unique_ptr<Objective>> MakePlackettLuce(
   pl.newton_split_gain = options.pl_newton_split_gain;
   if (absl::Status s = ValidatePlackettLuceOptions(pl); !s.ok()) return s;
   if (pl.ties == PlTies::kPermutation) {
-    return std::unique_ptr<Objective>(new PlackettLuceObjective(pl));
+    return std::unique_ptr<Objective>(new PlackettLucePermutationObjective(pl));
   }
-  return std::unique_ptr<Objective>(new PlackettLuceTiedObjective(pl));
+  return std::unique_ptr<Objective>(new PlackettLuceObjective(pl));
 }
 
 absl::StatusOr<std::unique_ptr<Objective>> MakeLambdaMart(

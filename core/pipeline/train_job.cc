@@ -22,7 +22,7 @@
 #include "core/data/feature_names.h"
 #include "core/data/file_io.h"
 #include "core/linear/linear_model.h"
-#include "core/model/forest_scorer.h"
+#include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "core/pipeline/auto_learning_rate.h"
 #include "core/pipeline/training_history.h"

@@ -24,7 +24,7 @@
 #include "core/data/dataset.h"
 #include "core/data/letor_reader.h"
 #include "core/model/feature_importance.h"
-#include "core/model/forest_scorer.h"
+#include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "core/pipeline/train_job.h"
 #include "core/pipeline/training_history.h"

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "core/model/ensemble_explainer.h"
-#include "core/model/forest_scorer.h"
+#include "core/explain/ensemble_explainer.h"
+#include "core/scoring/forest_scorer.h"
 #include "server/lifecycle/model_status.h"
 
 namespace plrank::server {

@@ -356,7 +356,7 @@ TEST_F(CliTest, OutputsRefuseTargetsThatAreNotRegularFiles) {
   }
   const std::string xgboost_json =
       std::string(PLRANK_SOURCE_DIR) +
-      "/tests/unit/model/testdata/xgb_rank_small.json";
+      "/tests/unit/import/testdata/xgb_rank_small.json";
   for (const auto& [path, kind] : targets) {
     struct stat before;
     ASSERT_EQ(lstat(path.c_str(), &before), 0) << path;

@@ -30,7 +30,7 @@ using ::plrank::testing::TempDir;
 using ::testing::HasSubstr;
 
 const std::string kFixture =
-    std::string(PLRANK_SOURCE_DIR) + "/tests/unit/model/testdata/xgb_rank_small.json";
+    std::string(PLRANK_SOURCE_DIR) + "/tests/unit/import/testdata/xgb_rank_small.json";
 
 TEST(ConvertTest, XgboostJsonBecomesAServableArtifact) {
   TempDir dir;

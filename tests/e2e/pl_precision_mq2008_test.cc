@@ -15,7 +15,7 @@
 
 #include "core/data/letor_reader.h"
 #include "core/metrics/score_file.h"
-#include "core/objectives/plackett_luce.h"
+#include "core/objectives/plackett_luce/permutation_sampled.h"
 #include "gtest/gtest.h"
 #include "tests/testing/pl_reference.h"
 #include "tests/testing/shared_data.h"
@@ -58,7 +58,7 @@ TEST_P(PlPrecisionMq2008, DerivativesOfAHardTrainedModelMatchTheReference) {
 
   // The regime that broke the old sums: scores tens of units apart.
   // Exactness is promised up to a spread of 680 per query (beyond it the
-  // lowest documents are treated as tied: core/objectives/pl_exp_range.h);
+  // lowest documents are treated as tied: core/objectives/plackett_luce/exp_range.h);
   // every value must be finite and every hessian non-negative regardless.
   constexpr double kExactSpread = 680.0;
   double widest = 0.0;
@@ -78,7 +78,7 @@ TEST_P(PlPrecisionMq2008, DerivativesOfAHardTrainedModelMatchTheReference) {
 
   PlackettLuceOptions options;  // K = 10, one sampled tie-break
   options.stop_at_lowest_label = true;
-  PlackettLuceObjective objective(options);
+  PlackettLucePermutationObjective objective(options);
   ASSERT_TRUE(objective.Init(*data, 1).ok());
   std::vector<double> first(scores->size()), second(scores->size());
   objective.ComputeDerivatives(*scores, {}, absl::MakeSpan(first),

@@ -19,7 +19,7 @@
 #include "absl/strings/strip.h"
 #include "clients/cpp/ranker_client.h"
 #include "core/data/letor_reader.h"
-#include "core/model/ensemble_explainer.h"
+#include "core/explain/ensemble_explainer.h"
 #include "core/model/model_io.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
@@ -93,7 +93,7 @@ class ExplainTest : public ::testing::Test {
     std::filesystem::create_directories(dir_->File("models/graded/1"));
     ASSERT_TRUE(
         WriteModelFile(graded, dir_->File("models/graded/1/model.pb")).ok());
-    // An XGBoost 1.7.4 ranker (tests/unit/model/testdata), converted.
+    // An XGBoost 1.7.4 ranker (tests/unit/import/testdata), converted.
     std::filesystem::create_directories(dir_->File("models/xgb/1"));
     const CommandResult convert = RunBounded(
         {BinPath("plrank-convert"),
@@ -190,7 +190,7 @@ TEST_F(ExplainTest, HandModelContributionsAreExact) {
 
 // xgb_rank_small_contribs.txt holds XGBoost's own TreeSHAP contributions
 // (pred_contribs) of the rows of xgb_rank_small_expected.txt, bias last
-// (tests/unit/model/xgboost_explain_test.cc); the served model must give
+// (tests/unit/explain/xgboost_explain_test.cc); the served model must give
 // them, and XGBoost's margins as scores.
 TEST_F(ExplainTest, ConvertedXgboostModelExplainsAsXgboost) {
   constexpr int kFeatures = 7;

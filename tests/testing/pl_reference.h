@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/objectives/pl_contexts.h"
+#include "core/objectives/plackett_luce/contexts.h"
 
 namespace plrank::testing {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
-#include "core/objectives/pl_contexts.h"
+#include "core/objectives/plackett_luce/contexts.h"
 #include "core/data/random.h"
 
 namespace plrank::testing {

@@ -10,7 +10,7 @@
 
 #include "absl/types/span.h"
 #include "core/model/ensemble.h"
-#include "core/model/forest_scorer.h"
+#include "core/scoring/forest_scorer.h"
 #include "gtest/gtest.h"
 #include "tests/testing/random_model.h"
 

@@ -1,7 +1,7 @@
 #ifndef PLRANK_TESTS_TESTING_XGBOOST_TESTDATA_H_
 #define PLRANK_TESTS_TESTING_XGBOOST_TESTDATA_H_
 
-// The XGBoost fixtures of tests/unit/model/testdata (models saved by
+// The XGBoost fixtures of tests/unit/import/testdata (models saved by
 // XGBoost 1.7.4 and what its predictor gave for them), for the import,
 // Explain and serving tests.
 
@@ -16,7 +16,7 @@ namespace plrank::testing {
 
 inline std::string XgboostTestdataPath(const std::string& name) {
   const std::string here = __FILE__;
-  return here.substr(0, here.find_last_of('/')) + "/../unit/model/testdata/" +
+  return here.substr(0, here.find_last_of('/')) + "/../unit/import/testdata/" +
          name;
 }
 

@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/model/checksum.h"
-#include "core/model/forest_scorer.h"
+#include "core/scoring/forest_scorer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/model.pb.h"

@@ -1,4 +1,4 @@
-#include "core/objectives/pl_contexts.h"
+#include "core/objectives/plackett_luce/contexts.h"
 
 #include <omp.h>
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/objectives/plackett_luce.h"
+#include "core/objectives/plackett_luce/permutation_sampled.h"
 #include "gtest/gtest.h"
 #include "tests/testing/pl_reference.h"
 #include "tests/testing/pl_test_util.h"
@@ -23,7 +23,7 @@ struct Derivatives {
   std::vector<double> first, second;
 };
 
-Derivatives Compute(const PlackettLuceObjective& objective,
+Derivatives Compute(const PlackettLucePermutationObjective& objective,
                     const std::vector<double>& scores) {
   Derivatives result{std::vector<double>(scores.size()),
                      std::vector<double>(scores.size())};
@@ -44,7 +44,7 @@ PlackettLuceOptions Options(int topk, int permutations, bool stop) {
 // The cases: labels 3,2,1,0, K = 3, scores in steps of -15 and -20.
 TEST(PlPrecisionTest, DominantDocumentsKeepRelativePrecision) {
   const Dataset data = MakeDataset({{3, 2, 1, 0}});
-  PlackettLuceObjective objective(Options(3, 1, false));
+  PlackettLucePermutationObjective objective(Options(3, 1, false));
   ASSERT_TRUE(objective.Init(data, 1).ok());
   {
     const Derivatives d = Compute(objective, {0, -15, -30, -45});
@@ -63,7 +63,7 @@ TEST(PlPrecisionTest, DominantDocumentsKeepRelativePrecision) {
   }
 }
 
-void ExpectMatchesReference(const PlackettLuceObjective& objective,
+void ExpectMatchesReference(const PlackettLucePermutationObjective& objective,
                             const std::vector<double>& scores) {
   const Reference ref = BruteDerivatives(objective.contexts(), scores);
   const Derivatives got = Compute(objective, scores);
@@ -90,7 +90,7 @@ TEST(PlPrecisionTest, ScoresSpanningPlusMinusFifty) {
     for (bool stop : {false, true}) {
       SCOPED_TRACE(::testing::Message() << "m=" << m << " stop=" << stop);
       const Dataset data = RandomDataset(40 + m, 25, 2, 30, 3);
-      PlackettLuceObjective objective(Options(1000, m, stop));
+      PlackettLucePermutationObjective objective(Options(1000, m, stop));
       ASSERT_TRUE(objective.Init(data, 2).ok());
       ExpectMatchesReference(objective,
                              RandomScores(7 + m, data.num_documents(), 50.0));
@@ -113,7 +113,7 @@ TEST(PlPrecisionTest, WideSpreadsMatchTheReference) {
   for (int m : {1, 3}) {
     SCOPED_TRACE(::testing::Message() << "m=" << m);
     const Dataset data = RandomDataset(60 + m, 20, 2, 24, 3);
-    PlackettLuceObjective objective(Options(1000, m, true));
+    PlackettLucePermutationObjective objective(Options(1000, m, true));
     ASSERT_TRUE(objective.Init(data, 3).ok());
     ExpectMatchesReference(objective,
                            RandomScores(11 + m, data.num_documents(), 320.0));
@@ -130,7 +130,7 @@ TEST(PlPrecisionTest, WideSpreadsMatchTheReference) {
 // derivative stays finite and every hessian non-negative.
 TEST(PlPrecisionTest, ExtremeSpreadsStayFinite) {
   const Dataset data = RandomDataset(71, 20, 2, 24, 3);
-  PlackettLuceObjective objective(Options(1000, 1, false));
+  PlackettLucePermutationObjective objective(Options(1000, 1, false));
   ASSERT_TRUE(objective.Init(data, 3).ok());
   const Derivatives got =
       Compute(objective, RandomScores(5, data.num_documents(), 2000.0));

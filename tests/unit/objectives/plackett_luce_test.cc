@@ -1,27 +1,97 @@
-#include "core/objectives/plackett_luce.h"
+#include "core/objectives/plackett_luce/plackett_luce.h"
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <vector>
 
+#include "core/objectives/plackett_luce/permutation_sampled.h"
 #include "gtest/gtest.h"
 #include "tests/testing/pl_test_util.h"
 
 namespace plrank {
 namespace {
 
-using testing::BruteLogLikelihood;
 using testing::MakeDataset;
 using testing::RandomDataset;
 using testing::RandomScores;
 
-PlackettLuceOptions Options(int topk, int permutations) {
+PlackettLuceOptions Options(PlTies ties, PlWeighting weighting, int topk,
+                            bool stop) {
   PlackettLuceOptions options;
+  options.ties = ties;
+  options.weighting = weighting;
   options.topk = topk;
-  options.permutations = permutations;
+  options.stop_at_lowest_label = stop;
   return options;
+}
+
+// The tie-group log-likelihood written from its definition, in long double,
+// independently of PlTieGroups: groups by label, Efron/Breslow denominators.
+long double BruteLogLikelihood(const Dataset& data,
+                               const PlackettLuceOptions& options,
+                               const std::vector<double>& scores,
+                               int only_query = -1) {
+  long double total = 0.0L;
+  for (size_t q = 0; q < data.num_queries(); ++q) {
+    if (only_query >= 0 && static_cast<int>(q) != only_query) continue;
+    std::map<int32_t, std::vector<size_t>, std::greater<>> groups;
+    for (size_t d = data.query_begin(q); d < data.query_end(q); ++d) {
+      groups[data.labels[d]].push_back(d);
+    }
+    size_t start = 0, index = 0;
+    for (const auto& [label, members] : groups) {
+      const bool lowest = ++index == groups.size();
+      long double below = 0.0L, mass = 0.0L, mean = 0.0L;
+      size_t documents_below = 0;
+      for (size_t d = data.query_begin(q); d < data.query_end(q); ++d) {
+        if (data.labels[d] < label) {
+          below += std::exp((long double)scores[d]);
+          ++documents_below;
+        }
+      }
+      for (size_t d : members) {
+        mass += std::exp((long double)scores[d]);
+        mean += scores[d];
+      }
+      mean /= members.size();
+      const size_t n = members.size();
+      const bool skip = (lowest && options.stop_at_lowest_label) ||
+                        (lowest && n == 1) || (lowest && groups.size() == 1 &&
+                                               options.skip_tied_queries);
+      long double weight_sum = 0.0L;
+      for (size_t k = 0; !skip && k < n && start + k < (size_t)options.topk;
+           ++k) {
+        const long double c =
+            options.ties == PlTies::kEfron ? 1.0L - (long double)k / n : 1.0L;
+        const long double gain = std::pow(2.0L, label) - 1.0L;
+        const long double discount = 1.0L / std::log2(start + k + 2.0L);
+        long double w = 1.0L;
+        if (options.weighting == PlWeighting::kGain) w = gain;
+        if (options.weighting == PlWeighting::kPosition) w = discount;
+        if (options.weighting == PlWeighting::kGainPosition) w = gain * discount;
+        if (options.weighting == PlWeighting::kPairs) w = documents_below;
+        if (options.weighting == PlWeighting::kSqrtPairs) {
+          w = std::sqrt((long double)documents_below);
+        }
+        weight_sum += w;
+        if (options.ties != PlTies::kIndependent) {
+          total += w * (mean - std::log(below + c * mass));
+        }
+      }
+      if (options.ties == PlTies::kIndependent && !skip) {
+        for (size_t d : members) {
+          const long double e = std::exp((long double)scores[d]);
+          total += weight_sum / n * (scores[d] - std::log(below + e));
+        }
+      }
+      start += n;
+    }
+  }
+  return total;
 }
 
 struct Derivatives {
@@ -29,352 +99,233 @@ struct Derivatives {
 };
 
 Derivatives Compute(const PlackettLuceObjective& objective,
-                    const std::vector<double>& scores,
-                    const std::vector<uint8_t>& bag = {}) {
+                    const std::vector<double>& scores) {
   Derivatives result{std::vector<double>(scores.size()),
                      std::vector<double>(scores.size())};
-  objective.ComputeDerivatives(scores, bag, absl::MakeSpan(result.first),
+  objective.ComputeDerivatives(scores, {}, absl::MakeSpan(result.first),
                                absl::MakeSpan(result.diagonal));
   return result;
 }
 
-// The paper's worked example: n = 4, K = 2, pi = d1 d2 d3 d4.
-TEST(PlackettLuceTest, PaperFourDocumentExample) {
-  const Dataset data = MakeDataset({{3, 2, 1, 0}});
-  PlackettLuceObjective objective(Options(2, 1));
-  ASSERT_TRUE(objective.Init(data, 1).ok());
-  const std::vector<double> s = {0.3, -1.2, 0.8, 0.1};
-  const double z1 = std::exp(s[0]) + std::exp(s[1]) + std::exp(s[2]) +
-                    std::exp(s[3]);                     // C1 = {1,2,3,4}
-  const double z2 = z1 - std::exp(s[0]);                // C2 = {2,3,4}
-  auto p1 = [&](int d) { return std::exp(s[d]) / z1; };
-  auto p2 = [&](int d) { return std::exp(s[d]) / z2; };
-  const double expected[4] = {1 - p1(0), 1 - p1(1) - p2(1), -p1(2) - p2(2),
-                              -p1(3) - p2(3)};
-  const Derivatives derivatives = Compute(objective, s);
-  for (int d = 0; d < 4; ++d) {
-    EXPECT_NEAR(derivatives.first[d], expected[d], 1e-14) << d;
-    const double diagonal =
-        p1(d) * (1 - p1(d)) + (d > 0 ? p2(d) * (1 - p2(d)) : 0.0);
-    EXPECT_NEAR(-derivatives.diagonal[d], diagonal, 1e-14) << d;
-  }
-  const double log_likelihood = s[0] - std::log(z1) + s[1] - std::log(z2);
-  EXPECT_NEAR(objective.Loss(s), -log_likelihood, 1e-13);
-  // The float gradients the booster sees: -L'(d) and the diagonal.
-  std::vector<float> g(4), h(4);
-  objective.ComputeGradients(s, {}, absl::MakeSpan(g), absl::MakeSpan(h));
-  for (int d = 0; d < 4; ++d) {
-    EXPECT_FLOAT_EQ(g[d], static_cast<float>(-expected[d]));
-    EXPECT_GT(h[d], 0.0f);
+// The gradient against central differences of the definition's
+// log-likelihood, the diagonal against central differences of the gradient
+// (h = 1e-4, 1e-7 absolute): finite, and the diagonal never positive.
+void ExpectDerivativesMatchDefinition(
+    const PlackettLuceObjective& objective, const Dataset& data,
+    const PlackettLuceOptions& options, std::vector<double> scores) {
+  const Derivatives derivatives = Compute(objective, scores);
+  const double h = 1e-4;
+  for (size_t d = 0, q = 0; d < data.num_documents(); ++d) {
+    while (d >= data.query_end(q)) ++q;
+    ASSERT_TRUE(std::isfinite(derivatives.first[d])) << d;
+    ASSERT_TRUE(std::isfinite(derivatives.diagonal[d])) << d;
+    const double saved = scores[d];
+    scores[d] = saved + h;
+    const long double up = BruteLogLikelihood(data, options, scores, q);
+    const Derivatives up_derivatives = Compute(objective, scores);
+    scores[d] = saved - h;
+    const long double down = BruteLogLikelihood(data, options, scores, q);
+    const Derivatives down_derivatives = Compute(objective, scores);
+    scores[d] = saved;
+    EXPECT_NEAR(derivatives.first[d], (double)((up - down) / (2 * h)), 1e-7)
+        << "document " << d;
+    EXPECT_NEAR(derivatives.diagonal[d],
+                (up_derivatives.first[d] - down_derivatives.first[d]) / (2 * h),
+                1e-7)
+        << "document " << d;
+    EXPECT_LE(derivatives.diagonal[d], 0.0);
   }
 }
 
-// Loss against the definition and L'(d), diagonal L'' against central finite
-// differences, over sizes, K, m and many ties.
-TEST(PlackettLuceTest, GradientMatchesFiniteDifferences) {
-  // Thousands of tiny parallel calls: one thread keeps the test fast on a
-  // busy machine (thread independence is tested on its own below).
+struct Config {
+  PlTies ties;
+  PlWeighting weighting;
+  int topk;
+  bool stop;
+};
+
+const Config kConfigs[] = {
+    {PlTies::kEfron, PlWeighting::kUniform, 1000, true},
+    {PlTies::kEfron, PlWeighting::kUniform, 1000, false},
+    {PlTies::kEfron, PlWeighting::kGain, 7, true},
+    {PlTies::kBreslow, PlWeighting::kPosition, 1000, false},
+    {PlTies::kEfron, PlWeighting::kGainPosition, 12, false},
+    {PlTies::kBreslow, PlWeighting::kUniform, 3, true},
+    {PlTies::kIndependent, PlWeighting::kUniform, 1000, true},
+    {PlTies::kIndependent, PlWeighting::kGainPosition, 9, false},
+    {PlTies::kEfron, PlWeighting::kPairs, 1000, true},
+    {PlTies::kBreslow, PlWeighting::kSqrtPairs, 5, false},
+    {PlTies::kIndependent, PlWeighting::kPairs, 1000, false},
+};
+
+TEST(PlTiedTest, LossAndGradientsMatchTheDefinition) {
   const int saved_threads = omp_get_max_threads();
   omp_set_num_threads(1);
-  struct Config {
-    int topk, permutations, max_label;
-  };
-  for (const Config& config : {Config{1, 1, 2}, Config{3, 1, 2},
-                               Config{10, 3, 2}, Config{10, 6, 1},
-                               Config{40, 2, 4}, Config{5, 9, 0}}) {
-    SCOPED_TRACE(::testing::Message() << "K=" << config.topk
-                                      << " m=" << config.permutations);
-    const Dataset data = RandomDataset(config.topk * 31 + config.permutations,
-                                       12, 1, 20, config.max_label);
-    PlackettLuceObjective objective(Options(config.topk, config.permutations));
-    ASSERT_TRUE(objective.Init(data, 17).ok());
-    std::vector<double> scores = RandomScores(5, data.num_documents(), 2.0);
+  int config_index = 0;
+  for (const Config& config : kConfigs) {
+    SCOPED_TRACE(::testing::Message() << "config " << config_index);
+    const Dataset data = RandomDataset(70 + config_index++, 10, 1, 18, 3);
+    const PlackettLuceOptions options =
+        Options(config.ties, config.weighting, config.topk, config.stop);
+    PlackettLuceObjective objective(options);
+    ASSERT_TRUE(objective.Init(data, 1).ok());
+    std::vector<double> scores = RandomScores(3, data.num_documents(), 2.0);
     EXPECT_NEAR(-objective.Loss(scores),
-                static_cast<double>(
-                    BruteLogLikelihood(objective.contexts(), scores)),
-                1e-10);
-    const Derivatives derivatives = Compute(objective, scores);
-    const double h = 1e-4;
-    std::vector<uint8_t> own_query(data.num_queries());
-    for (size_t d = 0, q = 0; d < data.num_documents(); ++d) {
-      while (d >= data.query_end(q)) ++q;
-      // Only d's query depends on s_d: restrict the brute force to it.
-      std::fill(own_query.begin(), own_query.end(), 0);
-      own_query[q] = 1;
-      const double saved = scores[d];
-      scores[d] = saved + h;
-      const long double up =
-          BruteLogLikelihood(objective.contexts(), scores, own_query);
-      const Derivatives up_derivatives = Compute(objective, scores);
-      scores[d] = saved - h;
-      const long double down =
-          BruteLogLikelihood(objective.contexts(), scores, own_query);
-      const Derivatives down_derivatives = Compute(objective, scores);
-      scores[d] = saved;
-      EXPECT_NEAR(derivatives.first[d], static_cast<double>((up - down) / (2 * h)),
-                  1e-7)
-          << "document " << d;
-      EXPECT_NEAR(derivatives.diagonal[d],
-                  (up_derivatives.first[d] - down_derivatives.first[d]) / (2 * h),
-                  1e-7)
-          << "document " << d;
-    }
+                (double)BruteLogLikelihood(data, options, scores), 1e-10);
+    ExpectDerivativesMatchDefinition(objective, data, options, scores);
   }
   omp_set_num_threads(saved_threads);
 }
 
-// LL as a function of a shift v of every in-bag document of leaf `leaf`.
-long double ShiftedLogLikelihood(const PlackettLuceObjective& objective,
-                                 std::vector<double> scores,
-                                 const std::vector<int32_t>& leaves,
-                                 int32_t leaf, double v,
-                                 const std::vector<uint8_t>& bag = {}) {
-  for (size_t d = 0; d < scores.size(); ++d) {
-    if (leaves[d] == leaf) scores[d] += v;
+// Scores spread over hundreds of units (unbounded leaf steps reach them):
+// the exponentials are then shifted to the middle of the query's range, so
+// 1 / D^2 never overflows and nothing underflows; loss and derivatives still
+// match the definition.
+TEST(PlTiedTest, WideSpreadsMatchTheDefinition) {
+  const int saved_threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  for (PlTies ties : {PlTies::kEfron, PlTies::kIndependent}) {
+    SCOPED_TRACE(::testing::Message() << PlTiesName(ties));
+    const Dataset data = RandomDataset(90, 6, 1, 18, 3);
+    const PlackettLuceOptions options =
+        Options(ties, PlWeighting::kUniform, 1000, false);
+    PlackettLuceObjective objective(options);
+    ASSERT_TRUE(objective.Init(data, 1).ok());
+    // Ranked by label, 200 units per grade: the lowest groups' contexts sit
+    // ~400 below the top.
+    std::vector<double> scores(data.num_documents());
+    for (size_t d = 0; d < scores.size(); ++d) {
+      scores[d] = 200.0 * data.labels[d] - 3.0 * static_cast<double>(d % 4);
+    }
+    const double loss = objective.Loss(scores);
+    EXPECT_NEAR(-loss, (double)BruteLogLikelihood(data, options, scores),
+                1e-12 * std::fabs(loss));
+    ExpectDerivativesMatchDefinition(objective, data, options, scores);
   }
-  return BruteLogLikelihood(objective.contexts(), scores, bag);
+  omp_set_num_threads(saved_threads);
 }
 
-std::vector<int32_t> RandomLeaves(uint64_t seed, size_t n, int32_t num_leaves) {
-  SplitMix64 rng(seed);
-  std::vector<int32_t> leaves(n);
-  for (int32_t& leaf : leaves) leaf = static_cast<int32_t>(rng.BelowUnbiased(num_leaves));
-  return leaves;
-}
-
-// The per-context L''_U is the exact second derivative of LL along the leaf's
-// shift; the diagonal approximation is not.
-TEST(PlackettLuceTest, LeafDerivativesMatchFiniteDifferences) {
-  for (int m : {1, 3}) {
-    SCOPED_TRACE(::testing::Message() << "m=" << m);
-    const Dataset data = RandomDataset(100 + m, 15, 1, 24, 2);
-    PlackettLuceObjective objective(Options(10, m));
-    ASSERT_TRUE(objective.Init(data, 3).ok());
-    const std::vector<double> scores = RandomScores(8, data.num_documents(), 1.5);
-    const int32_t num_leaves = 5;
-    const std::vector<int32_t> leaves =
-        RandomLeaves(m, data.num_documents(), num_leaves);
-    const auto leaf_derivatives =
-        objective.ComputeLeafDerivatives(scores, leaves, num_leaves);
+TEST(PlTiedTest, LeafDerivativesMatchFiniteDifferences) {
+  int config_index = 0;
+  for (const Config& config : kConfigs) {
+    SCOPED_TRACE(::testing::Message() << "config " << config_index);
+    const Dataset data = RandomDataset(90 + config_index++, 14, 1, 24, 2);
+    const PlackettLuceOptions options =
+        Options(config.ties, config.weighting, config.topk, config.stop);
+    PlackettLuceObjective objective(options);
+    ASSERT_TRUE(objective.Init(data, 1).ok());
+    const std::vector<double> scores =
+        RandomScores(8, data.num_documents(), 1.5);
+    const int32_t num_leaves = 4;
+    std::vector<int32_t> leaves(data.num_documents());
+    for (size_t d = 0; d < leaves.size(); ++d) leaves[d] = (d * 7 + d / 3) % 4;
+    const auto leaf = objective.ComputeLeafDerivatives(scores, leaves, num_leaves);
     const Derivatives derivatives = Compute(objective, scores);
-    double largest_gap = 0.0;
+    auto shifted = [&](int32_t u, double v) {
+      std::vector<double> s = scores;
+      for (size_t d = 0; d < s.size(); ++d) {
+        if (leaves[d] == u) s[d] += v;
+      }
+      return BruteLogLikelihood(data, options, s);
+    };
     for (int32_t u = 0; u < num_leaves; ++u) {
       const double h = 1e-3, h1 = 1e-5;
-      const long double up = ShiftedLogLikelihood(objective, scores, leaves, u, h);
-      const long double mid = ShiftedLogLikelihood(objective, scores, leaves, u, 0);
-      const long double down =
-          ShiftedLogLikelihood(objective, scores, leaves, u, -h);
-      EXPECT_NEAR(leaf_derivatives.first[u],
-                  static_cast<double>(
-                      (ShiftedLogLikelihood(objective, scores, leaves, u, h1) -
-                       ShiftedLogLikelihood(objective, scores, leaves, u, -h1)) /
-                      (2 * h1)),
-                  1e-7);
-      EXPECT_NEAR(leaf_derivatives.second[u],
-                  static_cast<double>((up - 2 * mid + down) / (h * h)), 1e-5);
-      EXPECT_LT(leaf_derivatives.second[u], 0.0);
-      double first_sum = 0.0, diagonal_sum = 0.0;
+      EXPECT_NEAR(leaf.first[u],
+                  (double)((shifted(u, h1) - shifted(u, -h1)) / (2 * h1)), 1e-7);
+      EXPECT_NEAR(leaf.second[u],
+                  (double)((shifted(u, h) - 2 * shifted(u, 0) + shifted(u, -h)) /
+                           (h * h)),
+                  1e-5);
+      double first_sum = 0.0;
       for (size_t d = 0; d < leaves.size(); ++d) {
-        if (leaves[d] != u) continue;
-        first_sum += derivatives.first[d];
-        diagonal_sum += derivatives.diagonal[d];
+        if (leaves[d] == u) first_sum += derivatives.first[d];
       }
-      EXPECT_NEAR(leaf_derivatives.first[u], first_sum, 1e-10);
-      // Off-diagonal terms -sum p_d p_e make the exact curvature flatter.
-      EXPECT_GT(leaf_derivatives.second[u], diagonal_sum);
-      largest_gap = std::max(largest_gap,
-                             leaf_derivatives.second[u] - diagonal_sum);
+      EXPECT_NEAR(leaf.first[u], first_sum, 1e-9);
+      EXPECT_GT(leaf.contexts[u], 0.0);
     }
-    EXPECT_GT(largest_gap, 0.1);
   }
 }
 
-TEST(PlackettLuceTest, LeafStepIncreasesLogLikelihood) {
-  const Dataset data = RandomDataset(21, 200, 1, 40, 3);
-  PlackettLuceObjective objective(Options(10, 3));
-  ASSERT_TRUE(objective.Init(data, 2).ok());
-  const std::vector<double> scores = RandomScores(4, data.num_documents(), 1.0);
-  const int32_t num_leaves = 8;
-  const std::vector<int32_t> leaves =
-      RandomLeaves(77, data.num_documents(), num_leaves);
-  std::vector<float> g(scores.size()), h(scores.size());
-  objective.ComputeGradients(scores, {}, absl::MakeSpan(g), absl::MakeSpan(h));
-  LeafAssignment assignment;
-  assignment.num_leaves = num_leaves;
-  assignment.leaf_of_document = leaves;
-  assignment.gradients = g;
-  assignment.hessians = h;
-  std::vector<double> values(num_leaves);
-  objective.ComputeLeafValues(scores, assignment, absl::MakeSpan(values));
-  const auto derivatives =
-      objective.ComputeLeafDerivatives(scores, leaves, num_leaves);
-  for (int32_t u = 0; u < num_leaves; ++u) {
-    // Ascent direction: the sign of L'_U. Each leaf alone: LL rises.
-    EXPECT_GT(values[u] * derivatives.first[u], 0.0);
-    EXPECT_GT(ShiftedLogLikelihood(objective, scores, leaves, u, values[u]),
-              ShiftedLogLikelihood(objective, scores, leaves, u, 0.0));
-  }
-  for (double learning_rate : {0.1, 0.5}) {
-    std::vector<double> next = scores;
-    for (size_t d = 0; d < next.size(); ++d) {
-      next[d] += learning_rate * values[leaves[d]];
+// Without ties every group is a singleton and both tie rules are the paper's
+// ListMLE: same loss and derivatives as the permutation objective.
+TEST(PlTiedTest, DistinctLabelsReduceToListMle) {
+  std::vector<std::vector<int32_t>> labels = {{5, 3, 4, 0, 1, 2}, {2, 0, 1},
+                                              {1, 0}};
+  const Dataset data = MakeDataset(labels);
+  const std::vector<double> scores = {0.3, -1.0, 2.0, 0.5, -0.2, 1.1,
+                                      40.0, -45.0, 3.0, 0.0, 0.7};
+  for (PlTies ties :
+       {PlTies::kEfron, PlTies::kBreslow, PlTies::kIndependent}) {
+    PlackettLuceOptions options = Options(ties, PlWeighting::kUniform, 4, false);
+    PlackettLuceObjective tied(options);
+    options.ties = PlTies::kPermutation;
+    PlackettLucePermutationObjective paper(options);
+    ASSERT_TRUE(tied.Init(data, 1).ok());
+    ASSERT_TRUE(paper.Init(data, 1).ok());
+    EXPECT_NEAR(tied.Loss(scores), paper.Loss(scores), 1e-12);
+    const Derivatives a = Compute(tied, scores);
+    std::vector<double> first(scores.size()), second(scores.size());
+    paper.ComputeDerivatives(scores, {}, absl::MakeSpan(first),
+                             absl::MakeSpan(second));
+    for (size_t d = 0; d < scores.size(); ++d) {
+      EXPECT_NEAR(a.first[d], first[d], 1e-12 * (1 + std::fabs(first[d])));
+      EXPECT_NEAR(a.diagonal[d], second[d], 1e-12 * (1 + std::fabs(second[d])));
     }
-    EXPECT_LT(objective.Loss(next), objective.Loss(scores)) << learning_rate;
   }
 }
 
-TEST(PlackettLuceTest, DampingAndClipGuardTinyCurvature) {
-  // One query where the chosen document has a vanishing probability: L'' ~ 0
-  // while L' ~ 1, so the raw Newton step would explode.
-  const Dataset data = MakeDataset({{1, 0, 0}});
-  PlackettLuceOptions options = Options(1, 1);
-  options.max_leaf_step = 20.0;
-  PlackettLuceObjective objective(options);
-  ASSERT_TRUE(objective.Init(data, 1).ok());
-  const std::vector<double> scores = {-60.0, 0.0, 0.0};
-  const std::vector<int32_t> leaves = {0, 1, 1};
-  LeafAssignment assignment;
-  assignment.num_leaves = 2;
-  assignment.leaf_of_document = leaves;
-  std::vector<double> values(2);
-  objective.ComputeLeafValues(scores, assignment, absl::MakeSpan(values));
-  EXPECT_DOUBLE_EQ(values[0], 20.0);
-  EXPECT_LT(values[1], 0.0);
-  EXPECT_TRUE(std::isfinite(values[1]));
+// A tie group of two above one document: Efron's pick k = 1 sees half the
+// group; Breslow's sees all of it. Hand-computed with e^s = 1, 1, 1.
+TEST(PlTiedTest, HandComputedTieGroup) {
+  const Dataset data = MakeDataset({{1, 1, 0}});
+  const std::vector<double> zeros = {0, 0, 0};
+  PlackettLuceObjective efron(
+      Options(PlTies::kEfron, PlWeighting::kUniform, 10, true));
+  PlackettLuceObjective breslow(
+      Options(PlTies::kBreslow, PlWeighting::kUniform, 10, true));
+  ASSERT_TRUE(efron.Init(data, 1).ok());
+  ASSERT_TRUE(breslow.Init(data, 1).ok());
+  // Efron: log 3 + log 2; Breslow: 2 log 3.
+  EXPECT_NEAR(efron.Loss(zeros), std::log(3.0) + std::log(2.0), 1e-12);
+  EXPECT_NEAR(breslow.Loss(zeros), 2 * std::log(3.0), 1e-12);
+  // Efron, d1: 2/2 - 1/3 - (1/2)/2 = 5/12; d3: -1/3 - 1/2 = -5/6.
+  const Derivatives d = Compute(efron, zeros);
+  EXPECT_NEAR(d.first[0], 5.0 / 12, 1e-12);
+  EXPECT_NEAR(d.first[2], -5.0 / 6, 1e-12);
 }
 
-TEST(PlackettLuceTest, BitwiseIdenticalAcrossThreadCounts) {
+TEST(PlTiedTest, BitwiseIdenticalAcrossThreadCounts) {
   const Dataset data = RandomDataset(5, 700, 1, 60, 4);
-  PlackettLuceObjective objective(Options(10, 3));
+  PlackettLuceObjective objective(
+      Options(PlTies::kEfron, PlWeighting::kGain, 1000, true));
   ASSERT_TRUE(objective.Init(data, 9).ok());
   const std::vector<double> scores = RandomScores(6, data.num_documents(), 2.0);
   const int32_t num_leaves = 31;
-  const std::vector<int32_t> leaves =
-      RandomLeaves(12, data.num_documents(), num_leaves);
-  struct Run {
-    std::vector<float> g, h;
-    std::vector<double> values;
-    double loss;
-  };
-  auto run = [&](int threads) {
+  std::vector<int32_t> leaves(data.num_documents());
+  for (size_t d = 0; d < leaves.size(); ++d) leaves[d] = (d * 13 + d / 5) % 31;
+  auto run = [&](int threads, std::vector<float>* g, std::vector<float>* h,
+                 std::vector<double>* values) {
     omp_set_num_threads(threads);
-    Run result{std::vector<float>(scores.size()),
-               std::vector<float>(scores.size()),
-               std::vector<double>(num_leaves), 0.0};
-    objective.ComputeGradients(scores, {}, absl::MakeSpan(result.g),
-                               absl::MakeSpan(result.h));
+    g->assign(scores.size(), 0);
+    h->assign(scores.size(), 0);
+    values->assign(num_leaves, 0);
+    objective.ComputeGradients(scores, {}, absl::MakeSpan(*g), absl::MakeSpan(*h));
     LeafAssignment assignment;
     assignment.num_leaves = num_leaves;
     assignment.leaf_of_document = leaves;
-    assignment.gradients = result.g;
-    assignment.hessians = result.h;
-    objective.ComputeLeafValues(scores, assignment,
-                                absl::MakeSpan(result.values));
-    result.loss = objective.Loss(scores);
-    return result;
+    objective.ComputeLeafValues(scores, assignment, absl::MakeSpan(*values));
+    return objective.Loss(scores);
   };
   const int saved_threads = omp_get_max_threads();
-  const Run one = run(1);
-  for (int threads : {2, 4}) {
-    const Run other = run(threads);
-    EXPECT_EQ(std::memcmp(one.g.data(), other.g.data(), one.g.size() * 4), 0);
-    EXPECT_EQ(std::memcmp(one.h.data(), other.h.data(), one.h.size() * 4), 0);
-    EXPECT_EQ(std::memcmp(one.values.data(), other.values.data(),
-                          one.values.size() * 8),
-              0);
-    EXPECT_EQ(std::memcmp(&one.loss, &other.loss, 8), 0);
-  }
+  std::vector<float> g1, h1, g2, h2;
+  std::vector<double> v1, v2;
+  const double loss1 = run(1, &g1, &h1, &v1);
+  const double loss2 = run(3, &g2, &h2, &v2);
   omp_set_num_threads(saved_threads);
-}
-
-TEST(PlackettLuceTest, BaggingMaskRespected) {
-  const Dataset data = RandomDataset(8, 30, 2, 20, 2);
-  PlackettLuceObjective objective(Options(10, 2));
-  ASSERT_TRUE(objective.Init(data, 4).ok());
-  const std::vector<double> scores = RandomScores(2, data.num_documents(), 1.0);
-  std::vector<uint8_t> bag(data.num_queries());
-  for (size_t q = 0; q < bag.size(); ++q) bag[q] = q % 3 != 0;
-  std::vector<float> g(scores.size()), h(scores.size());
-  std::vector<float> g_all(scores.size()), h_all(scores.size());
-  objective.ComputeGradients(scores, bag, absl::MakeSpan(g), absl::MakeSpan(h));
-  objective.ComputeGradients(scores, {}, absl::MakeSpan(g_all),
-                             absl::MakeSpan(h_all));
-  const int32_t num_leaves = 4;
-  std::vector<int32_t> leaves = RandomLeaves(5, data.num_documents(), num_leaves);
-  for (size_t q = 0; q < bag.size(); ++q) {
-    for (uint32_t d = data.query_begin(q); d < data.query_end(q); ++d) {
-      if (bag[q]) {
-        EXPECT_EQ(g[d], g_all[d]);
-        EXPECT_EQ(h[d], h_all[d]);
-      } else {
-        EXPECT_EQ(g[d], 0.0f);
-        EXPECT_EQ(h[d], 0.0f);
-        leaves[d] = -1;
-      }
-    }
-  }
-  const auto derivatives =
-      objective.ComputeLeafDerivatives(scores, leaves, num_leaves);
-  std::vector<int32_t> shifted_leaves = leaves;
-  for (int32_t u = 0; u < num_leaves; ++u) {
-    const double step = 1e-3, small_step = 1e-5;
-    auto ll = [&](double v) {
-      return ShiftedLogLikelihood(objective, scores, leaves, u, v, bag);
-    };
-    EXPECT_NEAR(derivatives.first[u],
-                static_cast<double>((ll(small_step) - ll(-small_step)) /
-                                    (2 * small_step)),
-                1e-7);
-    EXPECT_NEAR(derivatives.second[u],
-                static_cast<double>((ll(step) - 2 * ll(0) + ll(-step)) /
-                                    (step * step)),
-                1e-5);
-  }
-}
-
-TEST(PlackettLuceTest, SmallAndDegenerateQueries) {
-  // n = 1, K > n, and an all-tied query.
-  const Dataset data = MakeDataset({{2}, {1, 0, 2}, {1, 1, 1, 1}});
-  const std::vector<double> scores = {0.5, 0.1, -0.3, 0.7, 0.2, -0.1, 0.4, 0.0};
-  for (bool skip : {false, true}) {
-    PlackettLuceOptions options = Options(10, 3);
-    options.skip_tied_queries = skip;
-    PlackettLuceObjective objective(options);
-    ASSERT_TRUE(objective.Init(data, 1).ok());
-    const auto queries = objective.contexts().queries();
-    EXPECT_EQ(queries[0].depth, 0u);  // n = 1: nothing to rank
-    EXPECT_EQ(queries[1].depth, 2u);  // K = min(10, 3) minus the singleton
-    EXPECT_EQ(queries[2].depth, skip ? 0u : 3u);
-    const Derivatives derivatives = Compute(objective, scores);
-    EXPECT_EQ(derivatives.first[0], 0.0);
-    double tied_sum = 0.0;
-    for (int d = 4; d < 8; ++d) tied_sum += std::abs(derivatives.first[d]);
-    if (skip) {
-      EXPECT_EQ(tied_sum, 0.0);
-    } else {
-      EXPECT_GT(tied_sum, 0.0);  // as written, tied queries still push scores
-    }
-    // L' sums to 0 over a query: shifting all its scores changes nothing.
-    double query_sum = 0.0;
-    for (int d = 1; d < 4; ++d) query_sum += derivatives.first[d];
-    EXPECT_NEAR(query_sum, 0.0, 1e-14);
-    EXPECT_NEAR(-objective.Loss(scores),
-                static_cast<double>(
-                    BruteLogLikelihood(objective.contexts(), scores)),
-                1e-12);
-  }
-}
-
-TEST(PlackettLuceTest, DescribeReportsCompression) {
-  const Dataset data = MakeDataset({{4, 0, 4, 4}});
-  PlackettLuceObjective objective(Options(10, 2));
-  ASSERT_TRUE(objective.InitWithPermutations(data, {{{0, 2, 3, 1}, {2, 0, 3, 1}}})
-                  .ok());
-  const std::vector<std::string> lines = objective.Describe();
-  ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[1],
-            "contexts: 4 distinct of 6 (ratio 0.667, equivalent objectives "
-            "1.33)");
+  EXPECT_EQ(std::memcmp(g1.data(), g2.data(), g1.size() * 4), 0);
+  EXPECT_EQ(std::memcmp(h1.data(), h2.data(), h1.size() * 4), 0);
+  EXPECT_EQ(std::memcmp(v1.data(), v2.data(), v1.size() * 8), 0);
+  EXPECT_EQ(std::memcmp(&loss1, &loss2, 8), 0);
 }
 
 }  // namespace

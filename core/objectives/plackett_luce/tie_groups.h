@@ -1,0 +1,73 @@
+#ifndef PLRANK_CORE_OBJECTIVES_PLACKETT_LUCE_TIE_GROUPS_H_
+#define PLRANK_CORE_OBJECTIVES_PLACKETT_LUCE_TIE_GROUPS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/data/dataset.h"
+#include "core/objectives/plackett_luce/options.h"
+
+namespace plrank {
+
+// One group of equally labelled documents of a query. Groups of a query are
+// stored from the highest label down.
+struct PlTieGroup {
+  uint32_t first = 0;       // offset of its members in PlTieGroups::members
+  uint32_t size = 0;        // n_G
+  uint32_t terms = 0;       // picks of G inside the top K (0..n_G)
+  uint32_t weight_begin = 0;  // offset of its `terms` weights
+};
+
+struct PlTieQuery {
+  uint32_t begin = 0;  // global index of the first document
+  uint32_t size = 0;
+  uint32_t group_begin = 0;
+  uint32_t num_groups = 0;  // all label groups, the lowest included
+  uint32_t num_terms = 0;   // sum of the groups' terms
+};
+
+// The tie-group structure the closed-form Plackett-Luce likelihood needs:
+// per query, its documents grouped by label (highest first), how many picks
+// of each group fall in the top K, and each pick's weight.
+//
+// Pick k (0-based) of group G sits at ideal position j = (documents labelled
+// above G) + k; it is kept when j < topk, and, with stop_at_lowest_label,
+// when G is not the query's lowest group (whose picks only choose among
+// equally labelled documents). Its weight follows options.weighting.
+class PlTieGroups {
+ public:
+  static absl::StatusOr<PlTieGroups> Build(const Dataset& data,
+                                           const PlackettLuceOptions& options);
+
+  absl::Span<const PlTieQuery> queries() const { return queries_; }
+  const PlTieGroup* groups(const PlTieQuery& q) const {
+    return groups_.data() + q.group_begin;
+  }
+  // Local document indices of a group's members.
+  const uint32_t* members(const PlTieGroup& g) const {
+    return members_.data() + g.first;
+  }
+  const double* weights(const PlTieGroup& g) const {
+    return weights_.data() + g.weight_begin;
+  }
+  uint32_t max_query_size() const { return max_query_size_; }
+  uint32_t max_groups() const { return max_groups_; }
+  int64_t total_terms() const { return total_terms_; }
+  int64_t queries_with_terms() const { return queries_with_terms_; }
+
+ private:
+  std::vector<PlTieQuery> queries_;
+  std::vector<PlTieGroup> groups_;
+  std::vector<uint32_t> members_;
+  std::vector<double> weights_;
+  uint32_t max_query_size_ = 0;
+  uint32_t max_groups_ = 0;
+  int64_t total_terms_ = 0;
+  int64_t queries_with_terms_ = 0;
+};
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_OBJECTIVES_PLACKETT_LUCE_TIE_GROUPS_H_
