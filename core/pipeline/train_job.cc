@@ -318,9 +318,12 @@ int32_t TestKillAfterIteration(int32_t rank) {
   return iteration;
 }
 
-// What a checkpoint must have been written by: the same parameters (the
-// checkpoint flags aside, which are not parameters), objective, rank count
-// and data (every shard's digest). Collective.
+// What a checkpoint must have been written by: the same parameters, but
+// for those that never change a tree (where outputs go, logging, threads,
+// the dataset cache; the checkpoint flags are not parameters), objective,
+// rank count and data (every shard's digest). A restarted job may write
+// elsewhere (plrank-publish picks a new directory) and still resume.
+// Collective.
 uint64_t CheckpointDigest(const TrainJob& job, const Dataset& train,
                           const Dataset* valid, Reducer& reducer) {
   Fnv1a64 hash;
@@ -328,7 +331,14 @@ uint64_t CheckpointDigest(const TrainJob& job, const Dataset& train,
     hash.Add(text.data(), text.size());
     hash.Add("\n", 1);
   };
-  for (const auto& [name, value] : job.parameters) add(name + "=" + value);
+  for (const auto& [name, value] : job.parameters) {
+    if (name == "model_out" || name == "history_out" || name == "quiet" ||
+        name == "log_period" || name == "num_threads" ||
+        name == "dataset_cache" || name == "dataset_cache_dir") {
+      continue;
+    }
+    add(name + "=" + value);
+  }
   add(job.objective.name);
   add(absl::StrCat("ranks ", reducer.num_ranks()));
   add(ShardedDatasetDigest(DatasetDigest(train), reducer));

@@ -247,6 +247,7 @@ def case_resume(bin_dir, work, args):
 def case_shard_cache(bin_dir, work):
     train, valid, test = generate(bin_dir, work)
     cache_dir = work / "cache"
+    cache_dir.mkdir()
     models = []
     for attempt in range(2):
         model = work / f"model{attempt}.pb"
