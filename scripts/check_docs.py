@@ -148,7 +148,7 @@ class Knowledge:
 
 def slug(heading: str) -> str:
     """GitHub's anchor for a heading."""
-    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[`*]", "", heading.strip().lower())
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
