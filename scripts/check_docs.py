@@ -6,7 +6,8 @@
 - Every program named `plrank-...` is one the project builds or ships (an
   executable in --bin_dir, an add_executable target, a trainer program, a
   configured or shipped script).
-- Every `--flag` is a flag of some program: what the built programs print
+- Every `--flag` (spelt as absl spells them: no hyphen inside; `--no-index`
+  is another tool's) is a flag of some program: what the built programs print
   for `--helpfull`, the ABSL_FLAG declarations of the sources (programs not
   built), the argparse flags of the Python programs, the options of the
   shell scripts, or a flag of an outside tool the manual uses (EXTERNAL).
@@ -35,19 +36,17 @@ import subprocess
 import sys
 import tempfile
 
-# Flags of outside tools that the manual's commands use (pip, venv, mpirun,
-# docker, kubectl, cmake, ctest, curl, git, grpcurl, npm, ...).
+# Flags of outside tools that the manual's commands use (mpirun, docker,
+# kubectl, cmake, curl, Google Benchmark, ...) and that look like ours:
+# hyphenated ones (`--no-index`) are never taken for ours.
 EXTERNAL = {
-    "system-site-packages", "no-build-isolation", "no-index",
-    "allow-run-as-root", "oversubscribe", "output-on-failure", "from",
-    "build", "target", "config", "parallel", "version", "help",
-    "mca", "np", "hostfile", "silent", "show-error", "fail", "rm", "tag",
-    "file", "namespace", "dry-run", "output", "kustomize", "selector",
-    "cap-drop", "read-only", "user", "env", "publish", "name", "network",
-    "reload", "recursive", "no-cache", "local", "plaintext", "prefix",
-    "user-agent", "data-urlencode", "header", "request", "max-time",
-    "connect-timeout", "retry", "insecure", "cacert", "cert", "key",
-    "benchmark_filter", "benchmark_repetitions", "benchmark_format",
+    "oversubscribe", "from", "build", "target", "config", "parallel",
+    "version", "help", "mca", "np", "hostfile", "silent", "fail", "rm",
+    "tag", "file", "namespace", "output", "kustomize", "selector", "user",
+    "env", "publish", "name", "network", "reload", "recursive", "local",
+    "plaintext", "prefix", "header", "request", "retry", "insecure",
+    "cacert", "cert", "key", "benchmark_filter", "benchmark_repetitions",
+    "benchmark_format",
 }
 
 PROGRAM = re.compile(r"(?<![\w.-])plrank-[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -179,10 +178,13 @@ def commands(line: str):
             words = words[1:]  # VAR=value prefixes
         if words and words[0] in ("nice", "exec", "env", "time"):
             words = [w for w in words[1:] if not re.match(r"^-n$|^\d+$", w)]
-        if words:
-            name = pathlib.PurePosixPath(words[0].strip("\"'")).name
-            if name.startswith("plrank-"):
-                yield name, part
+        # The program may come after a launcher: `mpirun -np 2 plrank-train`,
+        # `kubectl exec POD -- plrank-client`.
+        for index, word in enumerate(words):
+            name = pathlib.PurePosixPath(word.strip("\"'")).name
+            if name.startswith("plrank-") and not word.startswith("-"):
+                yield name, " ".join(words[index:])
+                break
 
 
 def check_page(root, path, knowledge, problems, runnable):
@@ -241,6 +243,8 @@ def check_page(root, path, knowledge, problems, runnable):
             continued = (pieces[-1][0] if pieces and line.rstrip().endswith("\\")
                          else None)
         for flag in FLAG.findall(line):
+            if "-" in flag.rstrip("*"):
+                continue  # another tool's (--no-index); ours are absl_style
             if (flag not in checked and flag not in not_flags
                     and not knowledge.flag_known(flag)):
                 problems.append(f"{where}: no program has a flag --{flag}")
