@@ -85,8 +85,23 @@ def is_executable(path: pathlib.Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def parses_absl_flags(program: pathlib.Path) -> bool:
+    """Whether `program` parses its command line with absl (which answers
+    --helpfull and exits). Others are never run: a benchmark that takes its
+    own arguments would start its work."""
+    try:
+        data = program.read_bytes()
+    except OSError:
+        return False
+    if not data.startswith(b"\x7fELF"):
+        return False  # a script (plrank-plot, plrank-publish)
+    return b"absl_flags_parse" in data or b"ParseCommandLine" in data
+
+
 def help_flags(program: pathlib.Path):
     """The flags `program --helpfull` lists, or None if it has no such help."""
+    if not parses_absl_flags(program):
+        return None
     try:
         result = subprocess.run([str(program), "--helpfull"], capture_output=True,
                                 text=True, timeout=30, stdin=subprocess.DEVNULL)
