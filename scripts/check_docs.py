@@ -124,7 +124,7 @@ class Knowledge:
                     continue
                 self.programs.add(path.name)
                 flags = help_flags(path)
-                if flags is not None and "helpfull" in flags:
+                if flags is not None:
                     self.program_flags[path.name] = flags
                     self.all_flags |= flags
         for path in source_files(root, ("CMakeLists.txt",)):
