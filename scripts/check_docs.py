@@ -49,6 +49,11 @@ EXTERNAL = {
     "benchmark_format",
 }
 
+# What absl's flag parsing answers in every program, listed or not.
+ABSL_BUILTIN = {"help", "helpfull", "helpshort", "helppackage", "version",
+                "flagfile", "fromenv", "tryfromenv", "undefok",
+                "only_check_args"}
+
 PROGRAM = re.compile(r"(?<![\w.-])plrank-[a-z0-9]+(?:-[a-z0-9]+)*")
 # Names that look like programs but are not: a file format tag, file names
 # and directories (`plrank-dashboard.json`, `/tmp/plrank-bench-cache`).
@@ -108,7 +113,7 @@ def help_flags(program: pathlib.Path):
     except (OSError, subprocess.TimeoutExpired):
         return None
     flags = set(HELP_FLAG.findall(result.stdout + result.stderr))
-    return flags or None
+    return flags | ABSL_BUILTIN if flags else None
 
 
 class Knowledge:
