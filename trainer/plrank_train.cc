@@ -58,8 +58,7 @@ int main(int argc, char** argv) {
       "F holds {rank}, e.g. --train=part-{rank}-of-{ranks}.txt; rank 0 "
       "writes the model and checkpoints)"
 #else
-      "Single-process only: this build has no MPI (README \"Distributed "
-      "training\")"
+      "Single-process only: this build has no MPI (docs/distributed.md)"
 #endif
   );
   const int32_t rank = reducer ? reducer->rank() : 0;
