@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/program.h"
 #include "trainer/cli/cli_common.h"
 #include "trainer/logs/impression_join.h"
 
@@ -24,10 +24,10 @@ ABSL_FLAG(uint32_t, marginal_samples, 1000,
           "propensities)");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  const std::vector<char*> args = plrank::ParseProgramFlags(
+      argc, argv,
       "Joins impression logs with clicks into training files.\n"
       "  plrank-logs join --impressions=DIR --clicks=FILE --output=D");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   plrank::cli::SetProgramName("plrank-logs");
   if (args.size() != 2 || std::string(args[1]) != "join") {
     std::fprintf(stderr,

@@ -163,7 +163,7 @@ absl::StatusOr<plrank::client::CommandSettings> SettingsFromFlags(
   settings.batch_size = absl::GetFlag(FLAGS_batch_size);
   if (const double temperature = absl::GetFlag(FLAGS_sample_temperature);
       temperature != 0 || absl::GetFlag(FLAGS_marginal_samples) != 0) {
-    v1::SamplingSpec spec;
+    plrank::v1::SamplingSpec spec;
     spec.set_temperature(temperature);
     spec.set_seed(absl::GetFlag(FLAGS_sample_seed));
     spec.set_marginal_samples(absl::GetFlag(FLAGS_marginal_samples));

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -46,30 +45,30 @@ struct LoggedLine {
   uint32_t documents = 0;
 };
 
-absl::Status ParseLine(std::string_view line, const std::string& where,
+absl::Status ParseLine(absl::string_view line, const std::string& where,
                        LoggedLine& out) {
   const size_t hash = line.find(" # ");
-  if (hash == std::string_view::npos) {
+  if (hash == absl::string_view::npos) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": not an impression line (no ' # ' comment)"));
   }
-  std::string_view data = line.substr(0, hash);
+  absl::string_view data = line.substr(0, hash);
   // "<label> qid:<id> features..."
   const size_t label_end = data.find(' ');
-  const size_t qid_end = label_end == std::string_view::npos
-                             ? std::string_view::npos
+  const size_t qid_end = label_end == absl::string_view::npos
+                             ? absl::string_view::npos
                              : data.find(' ', label_end + 1);
-  out.features = qid_end == std::string_view::npos
+  out.features = qid_end == absl::string_view::npos
                      ? std::string()
                      : std::string(data.substr(qid_end + 1));
   out.request_id.clear();
   bool has_position = false, has_score = false, has_documents = false;
-  for (std::string_view field :
+  for (absl::string_view field :
        absl::StrSplit(line.substr(hash + 3), ' ', absl::SkipEmpty())) {
     const size_t eq = field.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string_view key = field.substr(0, eq);
-    const std::string_view value = field.substr(eq + 1);
+    if (eq == absl::string_view::npos) continue;
+    const absl::string_view key = field.substr(0, eq);
+    const absl::string_view value = field.substr(eq + 1);
     bool ok = true;
     if (key == "request_id") {
       out.request_id = std::string(value);
@@ -202,12 +201,12 @@ absl::StatusOr<absl::flat_hash_set<std::string>> ReadClicks(
     absl::StatusOr<std::string_view> chunk = reader->Next();
     if (!chunk.ok()) return chunk.status();
     if (chunk->empty()) break;
-    for (std::string_view line : absl::StrSplit(*chunk, '\n')) {
+    for (absl::string_view line : absl::StrSplit(absl::string_view(chunk->data(), chunk->size()), '\n')) {
       ++line_number;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       const size_t start = line.find_first_not_of(" \t");
-      if (start == std::string_view::npos || line[start] == '#') continue;
-      std::vector<std::string_view> tokens =
+      if (start == absl::string_view::npos || line[start] == '#') continue;
+      std::vector<absl::string_view> tokens =
           absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
       if (tokens.size() != 2) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -223,7 +222,7 @@ absl::StatusOr<absl::flat_hash_set<std::string>> ReadClicks(
 
 }  // namespace
 
-std::string UnescapeLogToken(std::string_view token) {
+std::string UnescapeLogToken(absl::string_view token) {
   std::string out;
   out.reserve(token.size());
   for (size_t i = 0; i < token.size(); ++i) {
@@ -300,7 +299,7 @@ absl::StatusOr<JoinSummary> JoinImpressions(const JoinOptions& options) {
       absl::StatusOr<std::string_view> chunk = reader->Next();
       if (!chunk.ok()) return chunk.status();
       if (chunk->empty()) break;
-      for (std::string_view line : absl::StrSplit(*chunk, '\n')) {
+      for (absl::string_view line : absl::StrSplit(absl::string_view(chunk->data(), chunk->size()), '\n')) {
         ++line_number;
         if (line.empty()) continue;
         const std::string where = absl::StrCat(path, ":", line_number);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace plrank::logs {
 
@@ -34,7 +35,7 @@ struct JoinSummary {
 absl::StatusOr<JoinSummary> JoinImpressions(const JoinOptions& options);
 
 // Reverses the log's percent-encoding of ids.
-std::string UnescapeLogToken(std::string_view token);
+std::string UnescapeLogToken(absl::string_view token);
 
 }  // namespace plrank::logs
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -29,9 +28,9 @@ absl::Status ForEachLine(const std::string& path, LineFn line_fn) {
     absl::StatusOr<std::string_view> chunk = reader->Next();
     if (!chunk.ok()) return chunk.status();
     if (chunk->empty()) return absl::OkStatus();
-    std::string_view text = *chunk;
+    absl::string_view text(chunk->data(), chunk->size());
     if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-    for (std::string_view line : absl::StrSplit(text, '\n')) {
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
       ++line_number;
       if (absl::Status status = line_fn(line, line_number); !status.ok()) {
         return status;
@@ -54,7 +53,7 @@ absl::StatusOr<CounterfactualEstimate> EvaluateLogged(
   std::vector<uint32_t> shown_at;
   shown_at.reserve(n_docs);
   absl::Status status = ForEachLine(
-      all + ".position", [&](std::string_view line, int64_t number) {
+      all + ".position", [&](absl::string_view line, int64_t number) {
         uint32_t position = 0;
         if (!absl::SimpleAtoi(line, &position)) {
           return absl::InvalidArgumentError(absl::StrCat(
@@ -67,9 +66,9 @@ absl::StatusOr<CounterfactualEstimate> EvaluateLogged(
   std::vector<std::vector<double>> rows;
   rows.reserve(n_docs);
   status = ForEachLine(
-      all + ".marginals", [&](std::string_view line, int64_t number) {
+      all + ".marginals", [&](absl::string_view line, int64_t number) {
         std::vector<double>& row = rows.emplace_back();
-        for (std::string_view token :
+        for (absl::string_view token :
              absl::StrSplit(line, ' ', absl::SkipEmpty())) {
           double value = 0;
           if (!absl::SimpleAtod(token, &value) || !(value >= 0) ||
