@@ -41,7 +41,7 @@ ABSL_FLAG(uint32_t, top_features, 0,
 ABSL_FLAG(std::string, eval_at, "1,3,5,10", "evaluate: NDCG cut-offs.");
 ABSL_FLAG(bool, per_query, false, "evaluate: also print per-query metrics.");
 ABSL_FLAG(double, sample_temperature, 0,
-          "rank, rank_batch: draw each ranking from the model's "
+          "rank, rank-batch: draw each ranking from the model's "
           "Plackett-Luce policy p(d) ~ exp(score / T) at this temperature "
           "(0 = the deterministic ranking)");
 ABSL_FLAG(uint64_t, sample_seed, 0,

@@ -192,7 +192,7 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
   EXPECT_THAT(join.out, HasSubstr("(0 unmatched)"));
 
   // Retrain on the clicks, debiased when plrank-train can.
-  const CommandResult help = RunCommand({BinPath("plrank-train"), "--help"});
+  const CommandResult help = RunCommand({BinPath("plrank-train"), "--helpfull"});
   const bool has_ips =
       (help.out + help.err).find("position_debias") != std::string::npos;
   std::vector<std::string> retrain = {

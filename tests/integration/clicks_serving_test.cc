@@ -186,7 +186,7 @@ TEST(ClicksServing, PlrankClientSamples) {
   EXPECT_EQ(once.out.substr(0, once.out.find("ranked ")),
             twice.out.substr(0, twice.out.find("ranked ")));
   std::vector<std::string> batch_argv = argv;
-  batch_argv[1] = "rank_batch";
+  batch_argv[1] = "rank-batch";
   const CommandResult batch = RunCommand(batch_argv);
   ASSERT_EQ(batch.exit_code, 0) << batch.err;
   EXPECT_EQ(batch.out.substr(0, batch.out.find("ranked ")),
