@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/program.h"
+#include "core/scoring/scoring_kernel.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -58,6 +59,13 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
           "--", flag, " must be in 0..65535 (0 = any free port",
           may_be_off ? ", negative = no /metrics" : "", "), got ", port));
     }
+  }
+  if (!options.scoring_kernel.empty() &&
+      options.scoring_kernel != kAutoScoringKernel &&
+      FindScoringKernel(options.scoring_kernel) == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--scoring_kernel: unknown kernel '", options.scoring_kernel,
+        "' (known: ", kAutoScoringKernel, ", ", ScoringKernelNames(), ")"));
   }
   // NaN fails every comparison, so these are written to refuse it.
   if (!std::isfinite(options.poll_interval_seconds)) {
@@ -149,7 +157,7 @@ absl::Status RunServer(const ServerOptions& options) {
   }
 
   VersionManager manager({options.model_base_path, options.model_config_file,
-                          &metrics});
+                          &metrics, options.scoring_kernel});
   ScanScheduler scanner(&manager, absl::Seconds(options.poll_interval_seconds));
   MemoryReleaser releaser;
   // Declared after `metrics` and `manager`: destroyed before them, so the

@@ -35,13 +35,17 @@ struct ServerOptions {
   std::string tls_ca_file;        // also: require and verify client certs
   // Shadow copies waiting to be scored; more are dropped (>= 1).
   uint32_t shadow_queue_capacity = 16;
+  // "auto" (or empty): each model's kernels as ForestScorer's chooser picks
+  // them; else one kernel by name (core/scoring/scoring_kernel.h) for every
+  // model: a model it cannot score fails to load, saying why.
+  std::string scoring_kernel = "auto";
 };
 
 // The checks of `options` that need no file: ports in 0..65535 (a negative
 // metrics port turns /metrics off), finite intervals (poll: <= 0 scans only
 // at start and on ReloadModels; drain and lame duck in [0, 86400] s), every
 // request limit and the shadow queue >= 1, messages of at least 1 KiB,
-// num_threads >= 0. Messages name the flag. RunServer calls it first.
+// num_threads >= 0, a known scoring kernel. Messages name the flag. RunServer calls it first.
 absl::Status ValidateServerOptions(const ServerOptions& options);
 
 // Runs plrank-server until SIGTERM or SIGINT, then shuts down gracefully:

@@ -68,6 +68,14 @@ ABSL_FLAG(uint32_t, shadow_queue_capacity, 16,
           "worker; a copy sampled while the queue is full is dropped and "
           "counted (result=\"dropped\"), so answers never wait (>= 1)");
 
+ABSL_FLAG(std::string, scoring_kernel, "auto",
+          "Scoring kernel for every model: auto (the chooser picks each "
+          "model's kernels by CPU and model shape) or one of "
+          "rapid_avx512, dense_avx512_vbmi, quick_avx512, quick_avx2, "
+          "chained_walks, lane_chains, lockstep_walks; a model the kernel "
+          "cannot score fails to load, saying why. The kernel chosen is in "
+          "the version_loaded log and in model status (scoring_kernel)");
+
 int main(int argc, char** argv) {
   const std::vector<char*> positional = plrank::ParseProgramFlags(
       argc, argv,
@@ -106,6 +114,7 @@ int main(int argc, char** argv) {
   options.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   options.tls_ca_file = absl::GetFlag(FLAGS_tls_ca_file);
   options.shadow_queue_capacity = absl::GetFlag(FLAGS_shadow_queue_capacity);
+  options.scoring_kernel = absl::GetFlag(FLAGS_scoring_kernel);
   const absl::Status status = plrank::server::RunServer(options);
   if (!status.ok()) {
     std::fprintf(stderr, "plrank-server: %s\n",
