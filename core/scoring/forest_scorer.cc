@@ -168,7 +168,7 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
 absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
                                                   const Options& options) {
   // An unknown kernel name fails before any work.
-  const std::string_view forced_name = options.kernel;
+  const absl::string_view forced_name = options.kernel;
   const ScoringKernel* forced = nullptr;
   if (!forced_name.empty() && forced_name != kAutoScoringKernel) {
     forced = FindScoringKernel(forced_name);
@@ -446,7 +446,7 @@ std::string ForestScorer::kernel_plan_name() const {
   std::string name;
   for (ScoringKernelId id : plan_) {
     if (!name.empty()) name += '+';
-    name += GetScoringKernel(id).name;
+    absl::StrAppend(&name, GetScoringKernel(id).name);
   }
   return name;
 }

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/scoring/cache_aligned.h"
@@ -96,7 +96,7 @@ class ForestScorer {
   // chosen (or forced) kernel first, then those taking what it leaves.
   const std::vector<ScoringKernelId>& kernel_plan() const { return plan_; }
   // The chosen kernel's name: kernel_plan()'s first.
-  std::string_view kernel_name() const {
+  absl::string_view kernel_name() const {
     return GetScoringKernel(plan_.front()).name;
   }
   // "quick_avx2+lane_chains+lockstep_walks": kernel_plan() by name (logs,

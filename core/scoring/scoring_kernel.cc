@@ -1,9 +1,9 @@
 #include "core/scoring/scoring_kernel.h"
 
 #include <string>
-#include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/scoring/dense_scorer.h"
 #include "core/scoring/quick_scorer.h"
@@ -13,7 +13,7 @@ namespace plrank {
 namespace {
 
 // "needs AVX-512 F, BW, BITALG; this CPU lacks avx512bitalg" style reasons.
-std::string MissingCpu(std::string_view needs,
+std::string MissingCpu(absl::string_view needs,
                        std::initializer_list<std::pair<bool, const char*>> have) {
   std::string lacks;
   for (const auto& [present, name] : have) {
@@ -141,7 +141,7 @@ constexpr ScoringKernel kKernels[] = {
 
 absl::Span<const ScoringKernel> ScoringKernels() { return kKernels; }
 
-const ScoringKernel* FindScoringKernel(std::string_view name) {
+const ScoringKernel* FindScoringKernel(absl::string_view name) {
   for (const ScoringKernel& kernel : kKernels) {
     if (kernel.name == name) return &kernel;
   }
@@ -159,7 +159,7 @@ std::string ScoringKernelNames() {
   std::string names;
   for (const ScoringKernel& kernel : kKernels) {
     if (!names.empty()) names += ", ";
-    names += kernel.name;
+    absl::StrAppend(&names, kernel.name);
   }
   return names;
 }

@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/scoring/cpu_features.h"
 
@@ -40,9 +40,9 @@ struct ScoringKernel {
   ScoringKernelId id;
   // Stable name: the scorer option, plrank-server --scoring_kernel,
   // plrank-bench-scorer --kernel, logs and model status.
-  std::string_view name;
+  absl::string_view name;
   // One line for --help and logs: which documents it takes, with what.
-  std::string_view summary;
+  absl::string_view summary;
   // Higher is preferred: the chooser's plan lists the compatible kernels by
   // decreasing preference, each taking the documents it scores best.
   int preference;
@@ -57,13 +57,13 @@ struct ScoringKernel {
 // Every kernel, by decreasing preference.
 absl::Span<const ScoringKernel> ScoringKernels();
 // The kernel named `name`, or nullptr.
-const ScoringKernel* FindScoringKernel(std::string_view name);
+const ScoringKernel* FindScoringKernel(absl::string_view name);
 const ScoringKernel& GetScoringKernel(ScoringKernelId id);
 // "rapid_avx512, dense_avx512_vbmi, ..." (for flag help and errors).
 std::string ScoringKernelNames();
 
 // The reserved kernel name that lets the chooser decide (the default).
-inline constexpr std::string_view kAutoScoringKernel = "auto";
+inline constexpr absl::string_view kAutoScoringKernel = "auto";
 
 }  // namespace plrank
 
