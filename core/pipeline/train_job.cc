@@ -22,10 +22,10 @@
 #include "core/data/feature_names.h"
 #include "core/data/file_io.h"
 #include "core/linear/linear_model.h"
-#include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "core/pipeline/auto_learning_rate.h"
 #include "core/pipeline/training_history.h"
+#include "core/scoring/forest_scorer.h"
 
 namespace plrank {
 namespace {
@@ -371,8 +371,20 @@ absl::StatusOr<TrainSummary> TrainOnData(
     return status;
   }
   std::optional<TrainJob> resolved;
-  if (requested_job.auto_learning_rate) {
+  // Loss settings that follow the training size; the artifact records what
+  // "auto" chose.
+  if (ObjectiveOptions concrete = ResolveAutoObjectiveOptions(
+          requested_job.objective,
+          static_cast<int64_t>(train_data.num_documents()));
+      concrete.pl_weighting != requested_job.objective.pl_weighting) {
     resolved = requested_job;
+    resolved->objective = concrete;
+    if (resolved->parameters.count("pl_weighting") > 0) {
+      resolved->parameters["pl_weighting"] = concrete.pl_weighting;
+    }
+  }
+  if (requested_job.auto_learning_rate) {
+    if (!resolved) resolved = requested_job;
     resolved->auto_learning_rate = false;
     resolved->booster.learning_rate =
         AutoLearningRate(static_cast<int64_t>(train_data.num_documents()),
