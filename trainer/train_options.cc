@@ -80,7 +80,7 @@ ABSL_FLAG(std::string, pl_ties, plrank::ObjectiveOptions().pl_ties,
           "(--pl_permutations sampled tie-breaks, the paper).");
 ABSL_FLAG(std::string, pl_weighting, plrank::ObjectiveOptions().pl_weighting,
           "PLRank with tie groups: per-pick weight 'auto' (the default, "
-          "chosen by the quality benchmark: 'uniform' below 50,000 training "
+          "chosen by the quality benchmark: 'uniform' below 25,000 training "
           "documents, 'position' from there on), 'uniform', 'gain' (2^label "
           "- 1), 'position' (1/log2(2 + ideal position), p-ListMLE), "
           "'gain_position', 'pairs' (documents labelled below the pick) or "

@@ -18,7 +18,7 @@ struct ObjectiveOptions {
   // Plackett-Luce (see PlackettLuceOptions). The defaults are PLRank's, chosen
   // by the multi-regime quality benchmark (README, "Choosing PLRank
   // settings"): the whole ranking (K = 0 = all), ties in closed form
-  // (Efron) with pick weights by data size (auto: uniform below 50,000
+  // (Efron) with pick weights by data size (auto: uniform below 25,000
   // training documents, p-ListMLE position weights above), stop at the query's lowest
   // label, a regularised leaf Newton step (damping 0.03 per context,
   // |step| <= 0.6) and the Newton split gain. PaperObjectiveOptions() gives

@@ -113,14 +113,14 @@ TEST(RegistryTest, ObjectivesDeclareTheirSplitGain) {
   }
 }
 
-// --pl_weighting=auto: uniform pick weights below 50,000 training documents,
+// --pl_weighting=auto: uniform pick weights below 25,000 training documents,
 // position weights from there on; only PLRank's options change.
 TEST(RegistryTest, AutoPickWeightingFollowsTheTrainingSize) {
   const ObjectiveOptions defaults;
   EXPECT_EQ(defaults.pl_weighting, "auto");
-  EXPECT_EQ(ResolveAutoObjectiveOptions(defaults, 49'999).pl_weighting,
+  EXPECT_EQ(ResolveAutoObjectiveOptions(defaults, 24'999).pl_weighting,
             "uniform");
-  EXPECT_EQ(ResolveAutoObjectiveOptions(defaults, 50'000).pl_weighting,
+  EXPECT_EQ(ResolveAutoObjectiveOptions(defaults, 25'000).pl_weighting,
             "position");
   ObjectiveOptions chosen;
   chosen.pl_weighting = "gain";
