@@ -552,8 +552,7 @@ absl::StatusOr<TrainSummary> TrainOnData(
   // Loss settings that follow the training size; the artifact records what
   // "auto" chose.
   if (ObjectiveOptions concrete = ResolveAutoObjectiveOptions(
-          requested_job.objective,
-          static_cast<int64_t>(train_data.num_documents()));
+          requested_job.objective, all_documents);
       concrete.pl_weighting != requested_job.objective.pl_weighting) {
     resolved = requested_job;
     resolved->objective = concrete;
