@@ -84,7 +84,7 @@ struct PlackettLuceOptions {
 // --pl_weighting=auto, PLRank's default, picks the weighting from the size
 // of the training data: uniform below kAutoPlWeightingDocuments training
 // documents, position weights from there on. Why (docs/training.md,
-// bench/results/quality-defaults.md): on every real collection here
+// bench/results/quality-real.md): on every real collection here
 // (training folds of 1,900-16,000 documents: table retrieval, the LightGBM
 // example, MQ2008, ClueWeb09) uniform weights are equal or better (+0.0005
 // to +0.039 NDCG@10), while on the generated sets of 36,000 documents and
