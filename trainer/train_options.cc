@@ -89,10 +89,12 @@ ABSL_FLAG(std::string, pl_ties, plrank::ObjectiveOptions().pl_ties,
           "document against those labelled below it) or 'permutation' "
           "(--pl_permutations sampled tie-breaks, the paper).");
 ABSL_FLAG(std::string, pl_weighting, plrank::ObjectiveOptions().pl_weighting,
-          "PLRank with tie groups: per-pick weight 'uniform', 'gain' (2^label "
-          "- 1), 'position' (1/log2(2 + ideal position), p-ListMLE; the "
-          "default, chosen by the quality benchmark), 'gain_position', "
-          "'pairs' (documents labelled below the pick) or 'sqrt_pairs'.");
+          "PLRank with tie groups: per-pick weight 'auto' (the default, "
+          "chosen by the quality benchmark: 'uniform' below 25,000 training "
+          "documents, 'position' from there on), 'uniform', 'gain' (2^label "
+          "- 1), 'position' (1/log2(2 + ideal position), p-ListMLE), "
+          "'gain_position', 'pairs' (documents labelled below the pick) or "
+          "'sqrt_pairs'.");
 ABSL_FLAG(bool, pl_normalize_queries, false,
           "PLRank with tie groups: each query's pick weights sum to 1.");
 ABSL_FLAG(bool, pl_diagonal_leaf_step, false,

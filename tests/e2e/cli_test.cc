@@ -69,7 +69,8 @@ TEST_F(CliTest, PlackettLuceDefaultAndPaperSwitch) {
   const CommandResult by_default = train_verbose({});
   ASSERT_EQ(by_default.exit_code, 0) << by_default.err;
   EXPECT_THAT(by_default.out,
-              HasSubstr("plrank: tie groups (efron), weighting position, top-k "
+              // A small set: --pl_weighting=auto picks uniform weights.
+              HasSubstr("plrank: tie groups (efron), weighting uniform, top-k "
                         "all, stop at lowest label yes, leaf step damping "
                         "0.03 clip 0.6;"));
   const CommandResult paper = train_verbose({"--pl_paper", "--pl_permutations=3"});
