@@ -75,6 +75,10 @@ struct BoosterInputs {
   Evaluator train_evaluator;             // optional, for progress
   Evaluator valid_evaluator;             // optional; drives early stopping
   std::function<void(const IterationReport&)> on_iteration;  // optional
+  // Optional, called after on_iteration: true ends training after this
+  // iteration (every iteration run is kept unless early stopping picks an
+  // earlier best). The Python package's per-iteration callbacks.
+  std::function<bool(const IterationReport&)> stop_after;
   // Distributed training (data-parallel by query): every rank passes the
   // whole training set (so bin boundaries, objective preparation, bags and
   // feature subsets are the same by construction) and its Reducer; a rank
