@@ -398,8 +398,11 @@ std::string LightGbmHint(absl::string_view name,
                          const std::vector<std::string>& existing,
                          absl::string_view flag_prefix) {
   if (std::string same = LightGbmEquivalent(name, existing); !same.empty()) {
-    return absl::StrCat("LightGBM's ", name, " is ", flag_prefix, same,
-                        " here");
+    // Without a prefix (the Python package), the name is quoted.
+    return flag_prefix.empty()
+               ? absl::StrCat("LightGBM's ", name, " is '", same, "' here")
+               : absl::StrCat("LightGBM's ", name, " is ", flag_prefix, same,
+                              " here");
   }
   const Special* special = FindSpecial(name, existing);
   if (special == nullptr || special->hint.empty()) return "";

@@ -238,7 +238,8 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
                                 None if valid is None else _data_arg("valid", valid),
                                 sink, callback)
     if ignored:
-        warnings.warn(f"objective {core.objective!r} ignores {', '.join(ignored)}",
+        names = ", ".join(name.lstrip("-") for name in ignored)
+        warnings.warn(f"objective {core.objective!r} ignores {names}",
                       stacklevel=2)
     return Model(core)
 

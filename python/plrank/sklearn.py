@@ -193,10 +193,13 @@ class PLRanker(BaseEstimator):
 
     def _train_params(self, eval_at: Any, early_stopping_rounds: Any) -> Dict[str, Any]:
         params: Dict[str, Any] = {"quiet": True}
+        defaults = inspect.signature(type(self).__init__).parameters
         for ours, theirs in _LIGHTGBM_NAMES.items():
             value = getattr(self, ours)
-            if value is None:
-                continue  # PLRank's default (auto learning rate, seed 1, all cores)
+            # None is PLRank's default (auto learning rate, seed 1, all
+            # cores); a default is left unsaid, as on the command line.
+            if value is None or value == defaults[ours].default:
+                continue
             if ours == "objective":
                 value = _OBJECTIVES.get(value, value)
             if ours == "n_jobs" and value < 0:

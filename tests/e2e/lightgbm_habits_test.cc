@@ -140,7 +140,7 @@ TEST_F(LightGbmHabitsTest, LightGbmValuesPlRankCannotDoAreRefusedWithTheReason) 
            {"objective=regression", "plrank-train trains rankers only"},
            {"task=predict", "score with plrank-eval"},
            {"linear_tree=true", "no linear trees"},
-           {"num_leafs=7", "unknown parameter 'num_leafs'; did you mean "
+           {"num_leavs=7", "unknown parameter 'num_leavs'; did you mean "
                            "'num_leaves'?"},
            {"verbosity=loud", "expected an integer level"},
            {"trees", "unexpected argument 'trees'"},
@@ -219,7 +219,7 @@ TEST_F(LightGbmHabitsTest, ScoresAndContributionsGoToPipes) {
                     "--data=" + prefix_ + ".test", "--scores_out=" + target});
     ASSERT_EQ(eval.exit_code, 0) << eval.err;
     EXPECT_EQ(eval.out, expected) << target;  // only the scores
-    EXPECT_THAT(eval.err, HasSubstr("NDCG")) << target;  // the report
+    EXPECT_THAT(eval.err, HasSubstr("ndcg@10")) << target;  // the report
   }
   // Through a real pipe and a named FIFO.
   const std::string piped = dir_.File("piped.txt");
