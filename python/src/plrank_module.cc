@@ -330,6 +330,10 @@ TrainResult Train(const std::vector<std::pair<std::string, std::string>>& params
   if (valid) {
     if (const auto* path = std::get_if<std::string>(&*valid)) {
       all.emplace_back("valid", *path);
+    } else {
+      // Arrays: the job still has a validation set (early stopping checks
+      // for one); the name only appears in log lines and the artifact.
+      all.emplace_back("valid", "(arrays)");
     }
   }
   TrainResult result;
