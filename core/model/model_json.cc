@@ -68,7 +68,7 @@ Json MetricsJson(const std::map<std::string, double>& metrics) {
 
 std::string DumpModelJson(const Ensemble& model) {
   Json out;
-  out["schema"] = "plrank-model";
+  out["schema"] = "plrank.model";
   out["schema_version"] = kModelJsonSchemaVersion;
   out["format_version"] = RequiredFormatVersion(model);
   out["objective"] = model.objective;

@@ -146,4 +146,4 @@ def test_explain_matches_plrank_eval_contributions(bin_dir, data, tmp_path):
     x, _, _ = plrank.read_letor(data / "d.test", num_features=model.num_features)
     np.testing.assert_array_equal(model.explain(x), ours)
     dump = model.dump_json()
-    assert dump["schema"] == "plrank-model" and len(dump["trees"]) == 8
+    assert dump["schema"] == "plrank.model" and len(dump["trees"]) == 8

@@ -294,7 +294,7 @@ TEST_F(LightGbmHabitsTest, JsonDumpNumbersFeaturesFromOne) {
       {BinPath("plrank-eval"), "--model=" + model, "--dump_format=json"});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   const nlohmann::json json = nlohmann::json::parse(dump.out);
-  EXPECT_EQ(json["schema"], "plrank-model");
+  EXPECT_EQ(json["schema"], "plrank.model");
   EXPECT_EQ(json["schema_version"], 1);
   EXPECT_EQ(json["num_features"], 8);
   ASSERT_EQ(json["trees"].size(), 6u);
