@@ -30,6 +30,9 @@ if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
     # extension, offline pip install into a venv with Debian's setuptools.
     pybind11-dev python3-dev python3-venv python3-pip python3-setuptools
     python3-wheel
+    # plrank.PLRanker (docs/python-sklearn.md): scikit-learn's estimator API
+    # and pandas DataFrames, for the package's tests.
+    python3-sklearn python3-pandas
     # Fuzzing (scripts/fuzz.sh and the fuzz smoke of scripts/test.sh): clang
     # with its sanitizer and libFuzzer runtimes, and its OpenMP.
     clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev

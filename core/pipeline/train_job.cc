@@ -832,6 +832,22 @@ absl::StatusOr<TrainSummary> TrainOnData(
                       values_at(*valid_values, report.iteration))));
   };
 
+  if (job.on_iteration) {
+    inputs.stop_after = [&](const IterationReport& report) {
+      IterationMetrics metrics;
+      metrics.iteration = report.iteration;
+      metrics.train_loss = report.train_loss;
+      if (const std::vector<double>* values =
+              values_at(*train_values, report.iteration)) {
+        StoreMetrics(metric_names, *values, &metrics.train);
+      }
+      if (const std::vector<double>* values =
+              values_at(*valid_values, report.iteration)) {
+        StoreMetrics(metric_names, *values, &metrics.valid);
+      }
+      return job.on_iteration(metrics);
+    };
+  }
   // Checkpoints: resume from one, and write one every checkpoint_every
   // iterations (rank 0).
   std::optional<Checkpoint> resumed;

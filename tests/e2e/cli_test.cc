@@ -364,8 +364,6 @@ TEST_F(CliTest, OutputsRefuseTargetsThatAreNotRegularFiles) {
     const std::vector<std::vector<std::string>> commands = {
         {BinPath("plrank-train"), "--train=" + prefix_ + ".train",
          "--trees=2", "--model_out=" + path},
-        {BinPath("plrank-eval"), "--model=" + model,
-         "--data=" + prefix_ + ".test", "--scores_out=" + path},
         {BinPath("plrank-datagen"), "--queries=5", "--out=" + path},
         {BinPath("plrank-convert"), "--xgboost_json=" + xgboost_json,
          "--model_out=" + path}};
@@ -381,6 +379,13 @@ TEST_F(CliTest, OutputsRefuseTargetsThatAreNotRegularFiles) {
       EXPECT_EQ(after.st_ino, before.st_ino) << command[0] << " " << path;
     }
   }
+  // plrank-eval's stream outputs write to FIFOs and devices (pipes:
+  // lightgbm_habits_test.cc) but refuse a directory, before any work.
+  const CommandResult eval =
+      RunCommand({BinPath("plrank-eval"), "--model=" + model,
+                  "--data=" + prefix_ + ".test", "--scores_out=" + directory});
+  EXPECT_EQ(eval.exit_code, 1);
+  EXPECT_THAT(eval.err, HasSubstr(directory + ": exists and is a directory"));
   // No temporary is left beside any of them.
   for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos)
