@@ -40,6 +40,8 @@ struct ModelMetadata {
   // "identity" (one output) or "expected_relevance" (softmax over graded
   // outputs).
   std::string score_transform;
+  // Empty or one name per feature, as the model file stores them.
+  std::vector<std::string> feature_names;
 };
 
 struct VersionStatus {
