@@ -1,6 +1,8 @@
 #ifndef PLRANK_SERVER_HTTP_GATEWAY_PROTOCOL_H_
 #define PLRANK_SERVER_HTTP_GATEWAY_PROTOCOL_H_
 
+#include <string>
+
 #include "absl/strings/string_view.h"
 #include "grpcpp/grpcpp.h"
 
@@ -15,9 +17,14 @@ inline constexpr absl::string_view kGatewayProtocolKey =
 
 // "http" for a call the HTTP gateway made over the in-process channel,
 // "grpc" for every other call. Only in-process calls are believed: a
-// network client setting the key is still counted as gRPC.
+// client on a network (or Unix) socket setting the key is still counted as
+// gRPC.
 inline const char* CallProtocol(const grpc::ServerContext& context) {
-  if (context.peer().rfind("inproc", 0) != 0) return "grpc";
+  const std::string peer = context.peer();
+  for (const char* network : {"ipv4:", "ipv6:", "unix:", "unix-abstract:",
+                              "vsock:"}) {
+    if (peer.rfind(network, 0) == 0) return "grpc";
+  }
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(grpc::string_ref(kGatewayProtocolKey.data(),
                                            kGatewayProtocolKey.size()));

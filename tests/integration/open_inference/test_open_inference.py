@@ -15,7 +15,6 @@ import json
 import math
 import os
 import re
-import select
 import struct
 import subprocess
 import sys
@@ -35,24 +34,23 @@ def run(argv, **kwargs):
 
 class Server:
     def __init__(self, bin_dir: Path, base: Path, config: Path, log: Path):
+        out = log.with_suffix(".out")
         self.process = subprocess.Popen(
             [str(bin_dir / "plrank-server"), "--host=127.0.0.1", "--port=0",
              "--metrics_port=0", "--http_port=0", "--poll_interval_seconds=0",
              "--max_documents_per_request=50", "--max_batch_queries=3",
              f"--model_base_path={base}", f"--model_config_file={config}"],
-            stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
+            stdout=open(out, "w"), stderr=open(log, "w"), text=True)
         ports = {}
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and len(ports) < 3:
-            ready, _, _ = select.select([self.process.stdout], [], [], 0.2)
-            if ready:
-                line = self.process.stdout.readline()
-                if not line:
-                    break
-                match = re.match(r"(listening|metrics|http) on \S+:(\d+)$",
-                                 line.strip())
+            if self.process.poll() is not None:
+                break
+            for line in out.read_text().splitlines():
+                match = re.match(r"(listening|metrics|http) on \S+:(\d+)$", line)
                 if match:
                     ports[match.group(1)] = int(match.group(2))
+            time.sleep(0.05)
         if len(ports) < 3:
             self.stop()
             raise AssertionError("server did not start: " + log.read_text())
@@ -181,6 +179,12 @@ def expected_order(scores, bounds):
         rows.sort(key=lambda i: (-scores[i], i))
         order.extend(rows)
     return order
+
+
+def json_rows(rows, nan):
+    """Rows for JSON, which has no NaN: KServe's data takes null for a
+    missing value, protobuf's JSON mapping the string "NaN"."""
+    return [[nan if math.isnan(v) else v for v in row] for row in rows]
 
 
 def http_call(env, method, path, body=None, headers=None):
@@ -371,7 +375,8 @@ def test_http_infer_matches_grpc_and_eval(env):
     n = offsets[2]
     body = {"id": "h1",
             "inputs": [{"name": "features", "datatype": "FP32",
-                        "shape": [n, NUM_FEATURES], "data": rows[:n]},
+                        "shape": [n, NUM_FEATURES],
+                        "data": json_rows(rows[:n], None)},
                        {"name": "query_offsets", "datatype": "INT64",
                         "shape": [3], "data": [0, offsets[1], n]}],
             "outputs": [{"name": "scores_fp64"}, {"name": "order"}]}
@@ -405,7 +410,7 @@ def test_http_infer_errors(env, body, status, text):
 def test_http_json_forms_of_ranker_rpcs(env):
     rows = env["rows"][:env["offsets"][1]]
     documents = [{"id": f"d{i}", "dense": {"values": row}}
-                 for i, row in enumerate(rows)]
+                 for i, row in enumerate(json_rows(rows, "NaN"))]
     status, ranked = http_call(env, "POST", "/v1/rank", {
         "model_spec": {"name": "web", "version": 2}, "query_id": "q",
         "documents": documents})
@@ -437,7 +442,7 @@ def test_http_json_forms_of_ranker_rpcs(env):
     assert status == 400 and "RankRequest" in error["message"]
     status, error = http_call(env, "POST", "/v1/rank", {
         "model_spec": {"name": "web"},
-        "documents": [{"dense": {"values": rows[0]}}] * 51})
+        "documents": [{"dense": {"values": json_rows(rows, "NaN")[0]}}] * 51})
     assert status == 429 and error["code"] == 8
     status, error = http_call(env, "GET", "/v1/rank")
     assert status == 405
@@ -447,7 +452,7 @@ def test_curl(env):
     base = f"http://127.0.0.1:{env['server'].http_port}"
     out = run(["curl", "-sS", "-w", " %{http_code}", f"{base}/v2/health/ready"])
     assert out.stdout == '{"ready":true} 200'
-    row = env["rows"][0]
+    row = json_rows(env["rows"], None)[0]
     body = json.dumps({"inputs": [{"name": "features", "datatype": "FP32",
                                    "shape": [1, NUM_FEATURES], "data": row}],
                        "outputs": [{"name": "scores_fp64"}]})
