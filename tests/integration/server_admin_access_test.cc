@@ -180,14 +180,19 @@ TEST(AdminAccessTest, RemoteRankingClientsWorkWithoutAdminRpcs) {
       ::plrank::testing::BinPath("plrank-client"),
       "--target=" + Target(kTestNonLoopbackAddress, server.port()),
       "--model=web", "rank", "--data=" + base.File("query.txt")};
-  const auto asked = RunCommand(rank);
+  std::vector<std::string> asking = rank;
+  asking.push_back("--scores_out=" + base.File("asked.scores"));
+  const auto asked = RunCommand(asking);
   EXPECT_EQ(asked.exit_code, 0) << asked.err;
   EXPECT_THAT(asked.out, HasSubstr("(web v1)"));
   std::vector<std::string> told = rank;
   told.push_back("--num_features=4");
+  told.push_back("--scores_out=" + base.File("told.scores"));
   const auto ranked = RunCommand(told);
   EXPECT_EQ(ranked.exit_code, 0) << ranked.err;
-  EXPECT_EQ(ranked.out, asked.out);
+  EXPECT_FALSE(ReadWholeFile(base.File("asked.scores")).empty());
+  EXPECT_EQ(ReadWholeFile(base.File("asked.scores")),
+            ReadWholeFile(base.File("told.scores")));
 
   std::vector<std::string> python = rank;
   python[0] = ::plrank::testing::BinPath("plrank-client-py");

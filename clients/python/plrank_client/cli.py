@@ -359,9 +359,24 @@ def _validated(argv: Sequence[str]):
     return args
 
 
+def _asks_program_version(argv: Sequence[str]) -> bool:
+    """A bare --version with no value after it, as every C++ program takes
+    it (--version=N and --version N still pin a model version)."""
+    for i, arg in enumerate(argv):
+        if arg == "--version":
+            following = argv[i + 1] if i + 1 < len(argv) else ""
+            return not following.lstrip("-").isdigit()
+    return False
+
+
 def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if _asks_program_version(argv):
+        from . import __version__
+        out.write(f"{PROGRAM} {__version__}\n")
+        return 0
     try:
-        args = _validated(sys.argv[1:] if argv is None else argv)
+        args = _validated(argv)
         client = RankerClient(
             args.target, timeout=args.deadline_seconds,
             evaluate_timeout=args.evaluate_deadline_seconds,
