@@ -9,6 +9,10 @@
 #   share/doc/plrank/        the manual (README.md, docs/)
 #   share/plrank/proto/      the API's .proto files, for clients
 include(GNUInstallDirs)
+# `make install` and cpack install what is built (the programs, the Python
+# extension and stubs) instead of building every target first (tests,
+# benchmarks): build, then install or package.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 set(PLRANK_INSTALL_PYTHON_DIR lib/plrank/python)
 
 foreach(program plrank-train plrank-eval plrank-datagen plrank-convert
@@ -83,7 +87,6 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "python3, python3-grpcio, python3-protobuf, python3-numpy")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-matplotlib, openmpi-bin")
-set(CPACK_OUTPUT_FILE_PREFIX ${PROJECT_BINARY_DIR}/packages)
 include(CPack)
 
 if(PLRANK_BUILD_TESTS AND PLRANK_BUILD_SERVER)
