@@ -47,6 +47,12 @@ if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
   command -v npm >/dev/null || packages+=(npm)
 fi
 
+# scripts/image.sh (PLRANK_SETUP_IMAGE=1): a Debian base from the apt
+# mirror, imported and built into the image, then run from its rootfs.
+if [ "${PLRANK_SETUP_IMAGE:-0}" = 1 ]; then
+  packages+=(debootstrap buildah podman)
+fi
+
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep "install ok installed" >/dev/null; then

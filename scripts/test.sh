@@ -10,6 +10,8 @@
 # slowest ctest tests (from ctest's own per-test timings), also when a phase
 # failed. ccache is used when installed (CCACHE_DISABLE=1 turns it off); the
 # build does not need it.
+# PLRANK_TEST_IMAGE=1 also builds the container image for real and runs it
+# (scripts/image.sh; needs root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PLRANK_TEST_BUILD_DIR:-build/test}
@@ -64,4 +66,7 @@ if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
   # fuzz.sh and sanitize.sh record their build and run phases themselves.
   PLRANK_FUZZ_SMOKE=1 ./scripts/fuzz.sh "${PLRANK_FUZZ_SMOKE_SECONDS:-20}"
   ./scripts/sanitize.sh tsan-unit
+fi
+if [[ ${PLRANK_TEST_IMAGE:-0} == 1 ]]; then
+  phase "container image (build and run)" ./scripts/image.sh
 fi

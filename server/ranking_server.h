@@ -20,6 +20,11 @@ struct ServerOptions {
   // /metrics has its own address: it is plain HTTP even when gRPC is mTLS.
   std::string metrics_host = "127.0.0.1";
   int32_t metrics_port = 9400;    // 0 = any free port, < 0 = no /metrics
+  // The HTTP port (Open Inference Protocol REST and the JSON form of the
+  // Ranker RPCs, server/http/http_api.h): off unless set, loopback unless
+  // told otherwise, TLS with the gRPC port's files.
+  std::string http_host = "127.0.0.1";
+  int32_t http_port = -1;         // 0 = any free port, < 0 = no HTTP port
   AdminAccessPolicy admin;        // who may call the admin RPCs
   double poll_interval_seconds = 5.0;  // <= 0: scan once, then on Reload only
   RequestLimits limits;
@@ -60,8 +65,9 @@ absl::Status ValidateServerOptions(const ServerOptions& options);
 // serving), new RPCs are refused and RPCs in flight get up to drain_seconds
 // to finish. (gRPC fails calls that race the refusal with UNAVAILABLE or
 // CANCELLED; they never started, so clients may retry them elsewhere.)
-// Prints "listening on HOST:PORT" and "metrics on METRICS_HOST:PORT" on
-// stdout once serving; those are its only listening sockets. Must be called before
+// Prints "listening on HOST:PORT", "metrics on METRICS_HOST:PORT" and, with
+// an HTTP port, "http on HTTP_HOST:PORT" on stdout once serving; those are
+// its only listening sockets. Must be called before
 // any other thread is started (it blocks the two signals process-wide).
 // Returns an error when the server cannot start.
 absl::Status RunServer(const ServerOptions& options);

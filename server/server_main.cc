@@ -24,6 +24,14 @@ ABSL_FLAG(std::string, metrics_host, "127.0.0.1",
 ABSL_FLAG(int32_t, metrics_port, 9400,
           "Prometheus /metrics port; 0 = pick a free port (printed), "
           "-1 = disabled");
+ABSL_FLAG(std::string, http_host, "127.0.0.1",
+          "Address of the HTTP port (loopback unless told otherwise; "
+          "0.0.0.0 exposes it)");
+ABSL_FLAG(int32_t, http_port, -1,
+          "HTTP port: the Open Inference Protocol's REST form and the JSON "
+          "form of Rank, Explain, Evaluate and GetModelMetadata "
+          "(docs/inference-protocol.md); 0 = pick a free port (printed), "
+          "-1 = off (the default)");
 ABSL_FLAG(bool, admin_from_any, false,
           "Answer the admin RPCs (ReloadModels, ListModels, GetModelStatus) "
           "to every client; by default only to loopback clients (and to "
@@ -109,6 +117,8 @@ int main(int argc, char** argv) {
   options.port = absl::GetFlag(FLAGS_port);
   options.metrics_host = absl::GetFlag(FLAGS_metrics_host);
   options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+  options.http_host = absl::GetFlag(FLAGS_http_host);
+  options.http_port = absl::GetFlag(FLAGS_http_port);
   options.admin.from_any = absl::GetFlag(FLAGS_admin_from_any);
   options.admin.tls_identities = absl::GetFlag(FLAGS_admin_tls_identities);
   options.poll_interval_seconds = absl::GetFlag(FLAGS_poll_interval_seconds);

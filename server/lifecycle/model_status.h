@@ -45,6 +45,8 @@ struct ModelMetadata {
   // core/scoring/scoring_kernel.h).
   std::string scoring_kernel;
   std::string scoring_kernel_plan;
+  // Empty or one name per feature, as the model file stores them.
+  std::vector<std::string> feature_names;
 };
 
 struct VersionStatus {

@@ -98,6 +98,7 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
   metadata.num_outputs = static_cast<uint32_t>(ensemble->num_outputs);
   metadata.score_transform = TransformName(ensemble->transform);
   metadata.has_linear_weights = !ensemble->linear_weights.empty();
+  metadata.feature_names = ensemble->feature_names;
   metadata.created_unix_seconds = ensemble->created_unix_seconds;
   metadata.file_bytes = bytes.size();
   metadata.checksum = absl::StrFormat("%016x", parsed->checksum);
