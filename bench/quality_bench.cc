@@ -1,7 +1,7 @@
 // plrank-bench-quality: ranking quality of PLRank variants against peers
-// (LambdaMART, XGBoost rank:ndcg / rank:pairwise) over real sets (MQ2008
-// folds, the LightGBM example) and generated regimes (mslr, many_relevant,
-// sparse, graded_ties; several seeds), every system with the same trees,
+// (LambdaMART, XGBoost rank:ndcg / rank:pairwise) over real sets (MQ2008,
+// ClueWeb09 and table2018 folds, the LightGBM example) and generated regimes
+// (small, mslr, many_relevant, sparse, graded_ties; several seeds), every system with the same trees,
 // leaves, learning rate, minimum leaf size, bins and threads. Writes a
 // markdown report (summary + one table per set) and a JSON twin.
 //
@@ -33,11 +33,14 @@
 #include "core/data/file_io.h"
 
 ABSL_FLAG(std::string, sets,
-          "mq2008,lightgbm,mslr,many_relevant,sparse,graded_ties",
-          "data sets, comma-separated: mq2008 (5 folds), lightgbm (the "
-          "LightGBM lambdarank example), and plrank-datagen regimes mslr, "
-          "many_relevant, sparse, graded_ties (the default sets), "
-          "long_binary, short_graded, deep_graded, short_binary");
+          "mq2008,lightgbm,clueweb09,table2018,small,mslr,many_relevant,"
+          "sparse,graded_ties",
+          "data sets, comma-separated: real sets mq2008, clueweb09, "
+          "table2018 (5 folds each), lightgbm (the LightGBM lambdarank "
+          "example), and plrank-datagen regimes small (100 queries, at least "
+          "10 seeds, real-set settings), mslr, many_relevant, sparse, "
+          "graded_ties (the default sets), long_binary, short_graded, "
+          "deep_graded, short_binary");
 ABSL_FLAG(std::string, plrank_variants, "PLRank (default)=;PLRank (paper)=--pl_paper",
           "PLRank variants 'name=flags;name=flags': each runs plrank-train "
           "--objective=plrank <common flags> <flags>; a name ends at the "
@@ -56,7 +59,8 @@ ABSL_FLAG(int32_t, seeds, 3, "generated sets: how many data seeds");
 ABSL_FLAG(int32_t, first_seed, 1,
           "generated sets: the first data seed (seeds first..first+N-1); "
           "tune variants on seeds other than the reported 1..3");
-ABSL_FLAG(int32_t, mq2008_folds, 5, "MQ2008: use the first N folds (1..5)");
+ABSL_FLAG(int32_t, mq2008_folds, 5, "real 5-fold sets (mq2008, clueweb09, table2018): use the first N "
+          "folds (1..5)");
 ABSL_FLAG(int32_t, gen_queries, 0,
           "generated sets: queries per seed (0: 1500, many_relevant 800, "
           "long_binary 300, deep_graded 600, short_graded 3000, "

@@ -57,18 +57,24 @@ void ParseWroteLine(const std::string& text, const std::string& path,
   }
 }
 
-absl::StatusOr<QualitySetData> Mq2008(const QualityDataConfig& config,
-                                      const std::string& work_dir) {
+// A real collection shipped as parts S1..S5 in shared/data/<set_dir>: its
+// five standard folds (train S(k..k+2), validation S(k+3), test S(k+4)),
+// made by make-folds.sh.
+absl::StatusOr<QualitySetData> RealFolds(absl::string_view name,
+                                         const std::string& set_dir,
+                                         const std::string& title,
+                                         const QualityDataConfig& config,
+                                         const std::string& work_dir) {
   QualitySetData set;
-  const std::string dir = work_dir + "/mq2008";
+  const std::string dir = absl::StrCat(work_dir, "/", name);
   if (absl::Status status = RunOrFail(
-          {"/bin/bash", config.shared_data_dir + "/make-folds.sh", dir},
+          {"/bin/bash", config.shared_data_dir + "/make-folds.sh", dir, set_dir},
           work_dir + "/make-folds", nullptr);
       !status.ok()) {
     return status;
   }
   const int folds = std::clamp(config.mq2008_folds, 1, 5);
-  set.title = absl::StrCat("MQ2008 (", folds, folds == 5 ? " standard" : "",
+  set.title = absl::StrCat(title, " (", folds, folds == 5 ? " standard" : "",
                            " fold", folds == 1 ? "" : "s",
                            ", train.txt -> test.txt)");
   for (int f = 1; f <= folds; ++f) {
@@ -103,7 +109,11 @@ absl::StatusOr<QualitySetData> Generated(absl::string_view regime,
                                          const std::string& work_dir) {
   QualitySetData set;
   set.generated = true;
-  const int last_seed = config.first_seed + config.seeds - 1;
+  // A small set's test queries are few: more seeds pool enough of them.
+  const int seeds = IsSmallQualitySet(regime)
+                        ? std::max(config.seeds, kSmallSetMinSeeds)
+                        : config.seeds;
+  const int last_seed = config.first_seed + seeds - 1;
   const int queries = config.gen_queries > 0 ? config.gen_queries
                                              : DefaultGeneratedQueries(regime);
   set.title = absl::StrCat(
@@ -149,7 +159,8 @@ absl::StatusOr<QualitySetData> Generated(absl::string_view regime,
 }  // namespace
 
 std::vector<std::string> KnownQualitySets() {
-  std::vector<std::string> sets = {"mq2008", "lightgbm"};
+  std::vector<std::string> sets = {"mq2008", "lightgbm", "clueweb09",
+                                   "table2018"};
   for (std::string& regime : DatagenRegimeNames()) {
     sets.push_back(std::move(regime));
   }
@@ -161,7 +172,11 @@ bool IsGeneratedQualitySet(absl::string_view name) {
   return std::find(regimes.begin(), regimes.end(), name) != regimes.end();
 }
 
+bool IsSmallQualitySet(absl::string_view name) { return name == "small"; }
+
 int DefaultGeneratedQueries(absl::string_view regime) {
+  // ~25 documents per query: 2,500 documents, 60 training queries.
+  if (regime == "small") return 100;
   // ~150 documents per query: fewer queries for about the same documents.
   if (regime == "many_relevant") return 800;
   // ~700 documents per query: TD2003/2004 have 50-75 queries.
@@ -178,7 +193,13 @@ absl::StatusOr<QualitySetData> PrepareQualitySet(
     absl::string_view name, const QualityDataConfig& config,
     const std::string& work_dir) {
   absl::StatusOr<QualitySetData> set =
-      name == "mq2008"     ? Mq2008(config, work_dir)
+      name == "mq2008"
+          ? RealFolds(name, "MQ2008", "MQ2008", config, work_dir)
+      : name == "clueweb09"
+          ? RealFolds(name, "clueweb09", "ClueWeb09 features", config, work_dir)
+      : name == "table2018"
+          ? RealFolds(name, "table2018", "WWW'18 table retrieval", config,
+                      work_dir)
       : name == "lightgbm" ? LightGbm(config)
       : IsGeneratedQualitySet(name)
           ? Generated(name, config, work_dir)

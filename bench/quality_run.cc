@@ -146,7 +146,9 @@ QualitySetResult RunSet(const QualityConfig& config,
     if (config.progress) config.progress(line);
   };
   QualitySetResult set;
-  const bool generated = IsGeneratedQualitySet(name);
+  // Small generated sets train with the real sets' settings.
+  const bool generated =
+      IsGeneratedQualitySet(name) && !IsSmallQualitySet(name);
   set.trees = config.trees > 0 ? config.trees : (generated ? 300 : 100);
   set.min_data_in_leaf =
       config.min_data_in_leaf > 0 ? config.min_data_in_leaf : (generated ? 20 : 5);

@@ -17,7 +17,9 @@
 // Own flags (before Google Benchmark's): --cache_dir=DIR (default
 // $PLRANK_BENCH_CACHE, else /tmp/plrank-bench-cache), --shapes=1000x31,300x255,
 // --batch_sizes=1,10,100,1000 (each 1..8192, the pool's size),
-// --train_queries=300. Prints Google Benchmark's table, then a summary of
+// --train_queries=300, --kernel=auto (a scoring kernel by name, e.g.
+// quick_avx2 or chained_walks: ForestScorer::Options::kernel; a shape the
+// kernel cannot score is an error). Prints Google Benchmark's table, then a summary of
 // us/doc, docs/s and the speed-up per shape and batch size ("-" for a system
 // --benchmark_filter left out).
 
@@ -68,6 +70,7 @@ struct Options {
   std::vector<Shape> shapes = {{1000, 31}, {300, 255}};
   std::vector<size_t> batch_sizes = {1, 10, 100, 1000};
   int32_t train_queries = 300;
+  std::string kernel = "auto";  // ForestScorer::Options::kernel
 };
 
 absl::Status TrainXgboost(const Shape& shape, int32_t queries,
@@ -215,8 +218,13 @@ absl::StatusOr<std::unique_ptr<Fixture>> MakeFixture(
   if (!path.ok()) return path.status();
   absl::StatusOr<Ensemble> model = ImportXgboostJsonFile(*path);
   if (!model.ok()) return model.status();
-  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*model);
-  if (!scorer.ok()) return scorer.status();
+  ForestScorer::Options scoring;
+  scoring.kernel = options.kernel;
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*model, scoring);
+  if (!scorer.ok()) {
+    return absl::Status(scorer.status().code(),
+                        absl::StrCat(shape.name(), ": ", scorer.status().message()));
+  }
   absl::StatusOr<XgboostPredictor> xgboost = XgboostPredictor::Load(*path);
   if (!xgboost.ok()) return xgboost.status();
   size_t leaves = 0;
@@ -237,10 +245,10 @@ absl::StatusOr<std::unique_ptr<Fixture>> MakeFixture(
     worst = std::max(worst, std::abs(ours[i] - (*theirs)[i]) / scale);
   }
   std::fprintf(stderr,
-               "%s: %zu trees, %.1f leaves/tree; max |ours - xgboost| / "
-               "max(1, |xgboost|) over %zu documents = %.2g\n",
+               "%s: %zu trees, %.1f leaves/tree, scoring kernels %s; max |ours "
+               "- xgboost| / max(1, |xgboost|) over %zu documents = %.2g\n",
                shape.name().c_str(), model->trees.size(), fixture->mean_leaves,
-               kPoolDocs, worst);
+               fixture->scorer.kernel_plan_name().c_str(), kPoolDocs, worst);
   if (!(worst <= 1e-5)) {
     return absl::InternalError(
         absl::StrCat(shape.name(), ": scores differ from XGBoost's"));
@@ -348,6 +356,8 @@ absl::StatusOr<Options> ParseOwnFlags(int* argc, char** argv) {
     };
     if (const char* value = value_of("--cache_dir=")) {
       options.cache_dir = value;
+    } else if (const char* value = value_of("--kernel=")) {
+      options.kernel = value;
     } else if (const char* value = value_of("--train_queries=")) {
       if (!absl::SimpleAtoi(value, &options.train_queries) ||
           options.train_queries < 10) {

@@ -1,11 +1,16 @@
 #include "common/program.h"
 
+#include "common/lightgbm_params.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <utility>
 
 #include "absl/flags/commandlineflag.h"
+#include "absl/flags/internal/parse.h"
+#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
@@ -47,84 +52,6 @@ std::string NormalizeFilename(absl::string_view file) {
   return std::string(file);
 }
 
-// LightGBM parameter (and its common aliases) -> PLRank flags, first
-// existing one wins. Names LightGBM and PLRank share (learning_rate,
-// min_data_in_leaf, lambda_l2, max_bin, ...) need no entry.
-const std::vector<std::pair<absl::string_view, std::vector<absl::string_view>>>&
-LightGbmNames() {
-  static const auto* names = new std::vector<
-      std::pair<absl::string_view, std::vector<absl::string_view>>>{
-      {"num_leaves", {"leaves"}},
-      {"num_leaf", {"leaves"}},
-      {"max_leaves", {"leaves"}},
-      {"max_leaf", {"leaves"}},
-      {"max_leaf_nodes", {"leaves"}},
-      {"num_iterations", {"trees"}},
-      {"num_iteration", {"trees"}},
-      {"n_iter", {"trees"}},
-      {"num_tree", {"trees"}},
-      {"num_trees", {"trees"}},
-      {"num_round", {"trees"}},
-      {"num_rounds", {"trees"}},
-      {"nrounds", {"trees"}},
-      {"num_boost_round", {"trees"}},
-      {"n_estimators", {"trees"}},
-      {"max_iter", {"trees"}},
-      {"shrinkage_rate", {"learning_rate"}},
-      {"eta", {"learning_rate"}},
-      {"min_data_per_leaf", {"min_data_in_leaf"}},
-      {"min_data", {"min_data_in_leaf"}},
-      {"min_child_samples", {"min_data_in_leaf"}},
-      {"min_samples_leaf", {"min_data_in_leaf"}},
-      {"min_sum_hessian_per_leaf", {"min_sum_hessian_in_leaf"}},
-      {"min_sum_hessian", {"min_sum_hessian_in_leaf"}},
-      {"min_hessian", {"min_sum_hessian_in_leaf"}},
-      {"min_child_weight", {"min_sum_hessian_in_leaf"}},
-      {"min_split_gain", {"min_gain_to_split"}},
-      {"lambda", {"lambda_l2"}},
-      {"reg_lambda", {"lambda_l2"}},
-      {"sub_feature", {"feature_fraction"}},
-      {"colsample_bytree", {"feature_fraction"}},
-      {"sub_row", {"bagging_fraction"}},
-      {"subsample", {"bagging_fraction"}},
-      {"bagging", {"bagging_fraction"}},
-      {"subsample_freq", {"bagging_freq"}},
-      {"early_stopping_round", {"early_stopping_rounds"}},
-      {"early_stopping", {"early_stopping_rounds"}},
-      {"n_iter_no_change", {"early_stopping_rounds"}},
-      {"num_thread", {"num_threads"}},
-      {"nthread", {"num_threads"}},
-      {"nthreads", {"num_threads"}},
-      {"n_jobs", {"num_threads"}},
-      {"random_seed", {"seed"}},
-      {"random_state", {"seed"}},
-      {"ndcg_eval_at", {"eval_at"}},
-      {"ndcg_at", {"eval_at"}},
-      {"map_eval_at", {"eval_at"}},
-      {"map_at", {"eval_at"}},
-      {"data", {"train"}},
-      {"train_data", {"train"}},
-      {"train_data_file", {"train"}},
-      {"data_filename", {"train"}},
-      {"valid_data", {"valid"}},
-      {"test_data", {"valid"}},
-      {"valid_data_file", {"valid"}},
-      {"validation_data", {"valid"}},
-      {"output_model", {"model_out"}},
-      {"model_output", {"model_out"}},
-      {"input_model", {"init_model", "model"}},
-      {"model_input", {"init_model", "model"}},
-      {"model_in", {"init_model", "model"}},
-      {"metric_freq", {"log_period"}},
-      {"output_freq", {"log_period"}},
-      {"application", {"objective"}},
-      {"app", {"objective"}},
-      {"objective_type", {"objective"}},
-      {"boosting", {"objective"}},
-  };
-  return *names;
-}
-
 size_t EditDistance(absl::string_view a, absl::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -154,9 +81,8 @@ std::vector<std::string> ProgramFlagNames() {
 
 std::string UnknownFlagMessage(absl::string_view name) {
   const std::vector<std::string> known = ProgramFlagNames();
-  if (std::string same = LightGbmEquivalent(name, known); !same.empty()) {
-    return absl::StrCat("unknown flag --", name, ": LightGBM's ", name,
-                        " is --", same, " here (see --help)");
+  if (std::string hint = LightGbmHint(name, known); !hint.empty()) {
+    return absl::StrCat("unknown flag --", name, ": ", hint, " (see --help)");
   }
   if (std::string near = NearestName(name, known); !near.empty()) {
     return absl::StrCat("unknown flag --", name, "; did you mean --", near,
@@ -232,20 +158,6 @@ std::string ProgramShortName(const char* argv0) {
   return std::string(name);
 }
 
-std::string LightGbmEquivalent(absl::string_view lightgbm_name,
-                               const std::vector<std::string>& existing) {
-  for (const auto& [name, ours] : LightGbmNames()) {
-    if (name != lightgbm_name) continue;
-    for (absl::string_view candidate : ours) {
-      if (std::find(existing.begin(), existing.end(), candidate) !=
-          existing.end()) {
-        return std::string(candidate);
-      }
-    }
-  }
-  return "";
-}
-
 std::string NearestName(absl::string_view name,
                         const std::vector<std::string>& candidates) {
   // A typo is a few edits away: 1 for short names, up to 3 for long ones.
@@ -266,7 +178,11 @@ std::string NearestName(absl::string_view name,
 std::vector<char*> ParseProgramFlags(int argc, char** argv,
                                      absl::string_view usage) {
   const std::string program = ProgramShortName(argc > 0 ? argv[0] : nullptr);
-  absl::SetProgramUsageMessage(usage);
+  absl::SetProgramUsageMessage(absl::StrCat(
+      usage,
+      "\n\nEvery flag can also come from a file: --flagfile=F reads one "
+      "--flag=value per line (lines starting with # are comments); several "
+      "--flagfile flags may be given, and flags after them override theirs."));
   absl::FlagsUsageConfig config;
   config.contains_help_flags = IsProjectFlagFile;
   config.contains_helpshort_flags = IsProjectFlagFile;
@@ -276,7 +192,20 @@ std::vector<char*> ParseProgramFlags(int argc, char** argv,
   };
   absl::SetFlagsUsageConfig(config);
   RejectUnknownFlags(program, argc, argv);
-  return absl::ParseCommandLine(argc, argv);
+  // absl exits 1 after --help; asking for help is not an error, so the
+  // usage flags are handled here and --help exits 0 (--version and
+  // --only_check_args exit 0 in absl too).
+  std::vector<char*> positional = absl::flags_internal::ParseCommandLineImpl(
+      argc, argv, absl::flags_internal::ArgvListAction::kRemoveParsedArgs,
+      absl::flags_internal::UsageFlagsAction::kIgnoreUsage,
+      absl::flags_internal::OnUndefinedFlag::kAbortIfUndefined);
+  const int usage_exit = absl::flags_internal::HandleUsageFlags(
+      std::cout, absl::ProgramUsageMessage());
+  if (usage_exit != -1) {
+    std::cout.flush();
+    std::exit(0);
+  }
+  return positional;
 }
 
 }  // namespace plrank

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "common/lightgbm_params.h"  // LightGbmEquivalent, LightGbmHint
 
 namespace plrank {
 
@@ -21,12 +22,6 @@ std::string ProgramVersionLine(absl::string_view program);
 // "plrank-train" from "/path/to/plrank-train".
 std::string ProgramShortName(const char* argv0);
 
-// The PLRank name of a LightGBM parameter (num_leaves -> leaves,
-// num_iterations -> trees, ...) among `existing` flag names; empty when the
-// name is not a LightGBM parameter with a PLRank equivalent in `existing`.
-std::string LightGbmEquivalent(absl::string_view lightgbm_name,
-                               const std::vector<std::string>& existing);
-
 // The flag of `candidates` nearest to `name` by edit distance, if it is near
 // enough to be a plausible typo; empty otherwise.
 std::string NearestName(absl::string_view name,
@@ -36,9 +31,12 @@ std::string NearestName(absl::string_view name,
 //  - --help / --helpshort list every flag the program defines, whichever
 //    source file of the project defines it (absl alone would only list
 //    flags of a file named after the binary);
+//  - --help (and the rest of absl's usage flags) exits 0, not absl's 1;
 //  - --version prints ProgramVersionLine();
-//  - an unknown flag is one message naming the nearest known flag or the
-//    PLRank flag for a LightGBM parameter name, and exit status 2.
+//  - --flagfile=F (absl's) is described in the usage text;
+//  - an unknown flag is one message naming the nearest known flag, or the
+//    PLRank flag for a LightGBM parameter name, or why PLRank has none
+//    (LightGbmHint), and exit status 2.
 // Returns the positional arguments, argv[0] first.
 std::vector<char*> ParseProgramFlags(int argc, char** argv,
                                      absl::string_view usage);

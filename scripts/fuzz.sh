@@ -17,7 +17,9 @@
 # then add it as fuzz/corpus/<target>/regression-<what> once fixed.
 #
 # Environment: PLRANK_FUZZ_BUILD_DIR (default build/fuzz), PLRANK_FUZZ_JOBS
-# (build jobs, 2), PLRANK_FUZZ_SMOKE=1 (skip with a message, exit 0, when
+# (build jobs, 2), PLRANK_FUZZ_PARALLEL (targets run at a time, the number
+# of cores), PLRANK_TIMING_FILE (appends "phase|seconds" lines for the
+# breakdown scripts/test.sh prints), PLRANK_FUZZ_SMOKE=1 (skip with a message, exit 0, when
 # clang-14 or its fuzzer runtime is missing: the CI smoke in scripts/test.sh).
 # Packages: clang-14, libclang-rt-14-dev, libfuzzer-14-dev, libomp-14-dev
 # (scripts/setup.sh installs them).
@@ -48,26 +50,49 @@ if ! command -v clang++-14 >/dev/null || [[ -z $fuzzer_runtime ]]; then
 fi
 
 build=${PLRANK_FUZZ_BUILD_DIR:-build/fuzz}
+build_start=$SECONDS
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPLRANK_FUZZ=ON -DPLRANK_BUILD_TESTS=OFF -DPLRANK_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j"${PLRANK_FUZZ_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
+build_seconds=$((SECONDS - build_start))
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-failed=()
-summary=()
-for t in "${targets[@]}"; do
-  work=$build/corpus/$t
-  findings=$build/findings/$t
+# One libFuzzer process per target, PLRANK_FUZZ_PARALLEL (default: the
+# number of cores) at a time: each is single-threaded, so on 2 cores two
+# targets run for SECONDS side by side instead of one after the other.
+parallel=${PLRANK_FUZZ_PARALLEL:-$(nproc)}
+[[ $parallel -ge 1 ]] || parallel=1
+run_target() {  # run_target TARGET: exit status of the fuzzer in $build/findings/TARGET.status
+  local t=$1 work=$build/corpus/$1 findings=$build/findings/$1
   mkdir -p "$work" "$findings"
-  log=$build/findings/$t.log
-  echo "== fuzz_$t for ${seconds}s (log $log)"
-  status=0
+  local log=$build/findings/$t.log status=0
   # Seeds are read, new inputs are written to $work only (the first
   # directory); -max_total_time bounds the run.
   "$build/bin/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len=8192 -print_final_stats=1 -artifact_prefix="$findings/" \
     "$work" "fuzz/corpus/$t" >"$log" 2>&1 || status=$?
+  echo "$status" >"$build/findings/$t.status"
+}
+runs_start=$SECONDS
+running=0
+for t in "${targets[@]}"; do
+  mkdir -p "$build/findings"
+  echo "== fuzz_$t for ${seconds}s (log $build/findings/$t.log)"
+  run_target "$t" &
+  running=$((running + 1))
+  if [[ $running -ge $parallel ]]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait || true
+failed=()
+summary=()
+for t in "${targets[@]}"; do
+  log=$build/findings/$t.log
+  findings=$build/findings/$t
+  status=$(cat "$build/findings/$t.status" 2>/dev/null || echo 1)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
   if [[ $status -ne 0 ]]; then
@@ -79,6 +104,11 @@ for t in "${targets[@]}"; do
   fi
 done
 printf '%s\n' "${summary[@]}"
+echo "fuzz.sh: build ${build_seconds} s, runs $((SECONDS - runs_start)) s (${#targets[@]} targets, ${parallel} at a time)"
+if [[ -n ${PLRANK_TIMING_FILE:-} ]]; then
+  echo "fuzz build (clang-14, ASan+UBSan, fuzz targets only)|${build_seconds}" >>"$PLRANK_TIMING_FILE"
+  echo "fuzz runs (${#targets[@]} targets x ${seconds} s, ${parallel} at a time)|$((SECONDS - runs_start))" >>"$PLRANK_TIMING_FILE"
+fi
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "fuzz.sh: findings in: ${failed[*]}" >&2
   exit 1

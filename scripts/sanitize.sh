@@ -30,7 +30,8 @@
 # -U__SANITIZE_THREAD__ so that those libraries' headers keep the class
 # layouts of the uninstrumented builds (see CMakeLists.txt).
 #
-# Environment: PLRANK_SANITIZE_CTEST_ARGS (extra ctest arguments for the
+# Environment: PLRANK_TIMING_FILE (tsan runs append "phase|seconds" lines
+# for the breakdown scripts/test.sh prints), PLRANK_SANITIZE_CTEST_ARGS (extra ctest arguments for the
 # asan run, e.g. "-L server" for a subset), PLRANK_BUILD_JOBS (2).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -114,20 +115,25 @@ run_tsan() {  # run_tsan [unit]
   rm -f "$logs"/*
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPLRANK_SANITIZE=thread -DPLRANK_BUILD_BENCH=OFF >/dev/null || return 1
-  # Only the server-labelled tests (and what they start) are built.
-  local targets=() sources=(tests/unit/server/*_test.cc tests/unit/serving_lifecycle/*_test.cc) labels=(-L server)
+  # Only the server-labelled tests (and what they start) are built: the
+  # executables of tests/unit/server, tests/unit/serving_lifecycle and
+  # tests/integration (tests/CMakeLists.txt: one per folder).
+  local targets=(unit_server_tests unit_serving_lifecycle_tests) labels=(-L server)
   if [[ ${1:-} == unit ]]; then
     labels+=(-LE integration)
   else
-    sources+=(tests/integration/*_test.cc)
+    targets+=(integration_tests)
   fi
-  for f in "${sources[@]}"; do
-    targets+=("$(basename "$f" .cc)")
-  done
+  local build_start=$SECONDS
   cmake --build "$build" -j"$jobs" --target "${targets[@]}" || return 1
+  local build_seconds=$((SECONDS - build_start)) runs_start=$SECONDS
   local status=0
   (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 "${labels[@]}" \
     -E "$tsan_excluded") || status=$?
+  if [[ -n ${PLRANK_TIMING_FILE:-} ]]; then
+    echo "TSan build (${targets[*]})|${build_seconds}" >>"$PLRANK_TIMING_FILE"
+    echo "TSan ctest (${labels[*]})|$((SECONDS - runs_start))" >>"$PLRANK_TIMING_FILE"
+  fi
   check_reports "$logs" "TSan" || status=1
   unset TSAN_OPTIONS OMP_NUM_THREADS OMP_THREAD_LIMIT
   return $status

@@ -30,6 +30,9 @@ if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
     # extension, offline pip install into a venv with Debian's setuptools.
     pybind11-dev python3-dev python3-venv python3-pip python3-setuptools
     python3-wheel
+    # plrank.PLRanker (docs/python-sklearn.md): scikit-learn's estimator API
+    # and pandas DataFrames, for the package's tests.
+    python3-sklearn python3-pandas
     # Fuzzing (scripts/fuzz.sh and the fuzz smoke of scripts/test.sh): clang
     # with its sanitizer and libFuzzer runtimes, and its OpenMP.
     clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev
@@ -42,6 +45,12 @@ if [ "${PLRANK_SETUP_PROFILE:-full}" != build ]; then
   command -v kubectl >/dev/null || packages+=(kubernetes-client)
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)
+fi
+
+# scripts/image.sh (PLRANK_SETUP_IMAGE=1): a Debian base from the apt
+# mirror, imported and built into the image, then run from its rootfs.
+if [ "${PLRANK_SETUP_IMAGE:-0}" = 1 ]; then
+  packages+=(debootstrap buildah podman)
 fi
 
 missing=()

@@ -5,18 +5,68 @@
 # committed corpus (skipped with a message when clang-14 / libFuzzer are not
 # installed), and the server's in-process tests under ThreadSanitizer.
 # `.ci/run` calls exactly this. PLRANK_TEST_SMOKE=0 skips the smoke.
+#
+# At the end it prints where the time went: each phase's seconds and the
+# slowest ctest tests (from ctest's own per-test timings), also when a phase
+# failed. ccache is used when installed (CCACHE_DISABLE=1 turns it off); the
+# build does not need it.
+# PLRANK_TEST_IMAGE=1 also builds the container image for real and runs it
+# (scripts/image.sh; needs root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PLRANK_TEST_BUILD_DIR:-build/test}
-start=$SECONDS
-./scripts/build.sh "$build"
-(cd "$build" && ctest --output-on-failure -j2 --timeout 900)
-echo "test.sh: build and ctest took $((SECONDS - start)) s"
+timing=$(mktemp)
+export PLRANK_TIMING_FILE=$timing
+total_start=$SECONDS
+
+phase() {  # phase NAME COMMAND...: runs COMMAND, records its seconds
+  local name=$1 start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  echo "$name|$((SECONDS - start))" >>"$timing"
+  return $status
+}
+
+report() {
+  local status=$?
+  echo
+  echo "test.sh: where the time went"
+  local name seconds
+  while IFS='|' read -r name seconds; do
+    printf '  %6s s  %s\n' "$seconds" "$name"
+  done <"$timing"
+  printf '  %6s s  total\n' "$((SECONDS - total_start))"
+  if [[ -f $build/ctest-output.txt ]]; then
+    echo "test.sh: slowest ctest tests (s)"
+    # "N/M Test #k: NAME ....   Passed   12.34 sec" lines of ctest's log.
+    sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .* \([0-9.]*\) sec$/\2 \1/p' \
+      "$build/ctest-output.txt" | sort -rn | head -n 12 |
+      awk '{printf "  %8.1f  %s\n", $1, $2}'
+  fi
+  rm -f "$timing"
+  exit $status
+}
+trap report EXIT
+
+launcher=()
+if command -v ccache >/dev/null && [[ ${CCACHE_DISABLE:-0} != 1 ]]; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+phase "setup (packages)" ./scripts/setup.sh
+phase "configure" cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+phase "build (Release, everything the tests run)" \
+  cmake --build "$build" -j"${PLRANK_BUILD_JOBS:-2}"
+ctest_run() {
+  (cd "$build" && ctest --output-on-failure -j2 --timeout 900) |
+    tee "$build/ctest-output.txt"
+  return "${PIPESTATUS[0]}"
+}
+phase "ctest ($(cd "$build" && ctest -N | sed -n 's/^Total Tests: //p') tests, -j2)" ctest_run
 if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
-  start=$SECONDS
+  # fuzz.sh and sanitize.sh record their build and run phases themselves.
   PLRANK_FUZZ_SMOKE=1 ./scripts/fuzz.sh "${PLRANK_FUZZ_SMOKE_SECONDS:-20}"
-  echo "test.sh: fuzz smoke (build and runs) took $((SECONDS - start)) s"
-  start=$SECONDS
   ./scripts/sanitize.sh tsan-unit
-  echo "test.sh: TSan in-process server tests (build and runs) took $((SECONDS - start)) s"
+fi
+if [[ ${PLRANK_TEST_IMAGE:-0} == 1 ]]; then
+  phase "container image (build and run)" ./scripts/image.sh
 fi

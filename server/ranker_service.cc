@@ -13,6 +13,8 @@
 #include "absl/time/time.h"
 #include "server/evaluation_accumulator.h"
 #include "server/explanation.h"
+#include "server/http/gateway_protocol.h"
+#include "server/model_metadata.h"
 #include "server/ranking.h"
 #include "server/wire_status.h"
 
@@ -41,10 +43,16 @@ absl::Status CheckClient(grpc::ServerContext* context) {
 // Times one RPC and records it on destruction.
 class RequestRecord {
  public:
-  RequestRecord(ServerMetrics* metrics, const char* method)
-      : metrics_(metrics), method_(method), start_(absl::Now()) {}
+  RequestRecord(ServerMetrics* metrics, const char* method,
+                const grpc::ServerContext& context)
+      : metrics_(metrics),
+        method_(method),
+        protocol_(CallProtocol(context)),
+        start_(absl::Now()) {}
   ~RequestRecord() {
     if (metrics_ == nullptr) return;
+    metrics_->RecordProtocol(protocol_, method_,
+                             absl::StatusCodeToString(code_));
     metrics_->RecordRequest(method_, model_, version_,
                             absl::StatusCodeToString(code_),
                             absl::ToDoubleSeconds(absl::Now() - start_),
@@ -71,6 +79,7 @@ class RequestRecord {
  private:
   ServerMetrics* metrics_;
   const char* method_;
+  const char* protocol_;
   absl::Time start_;
   std::string model_;
   std::string version_;
@@ -139,7 +148,7 @@ void NoteSize(MemoryReleaser* releaser, const ServableVersion& version,
 grpc::Status RankerService::Rank(grpc::ServerContext* context,
                                  const v1::RankRequest* request,
                                  v1::RankResponse* response) {
-  RequestRecord record(metrics_, "Rank");
+  RequestRecord record(metrics_, "Rank", *context);
   record.SetDocuments(static_cast<uint64_t>(request->documents_size()));
   const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   auto version = ResolveFor(*snapshot, request->model_spec(), &record);
@@ -212,7 +221,7 @@ void SetBatchModel(const ServingSnapshot& snapshot,
 grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
                                       const v1::RankBatchRequest* request,
                                       v1::RankBatchResponse* response) {
-  RequestRecord record(metrics_, "RankBatch");
+  RequestRecord record(metrics_, "RankBatch", *context);
   uint64_t documents = 0;
   for (const v1::RankRequest& query : request->requests()) {
     documents += static_cast<uint64_t>(query.documents_size());
@@ -233,7 +242,7 @@ grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
       return record.Finish(status);
     }
     v1::RankBatchResult* result = response->add_results();
-    RequestRecord query_record(metrics_, "Rank");
+    RequestRecord query_record(metrics_, "Rank", *context);
     query_record.SetDocuments(static_cast<uint64_t>(query.documents_size()));
     auto version = ResolveFor(*snapshot, query.model_spec(), &query_record);
     absl::Status status = version.status();
@@ -267,7 +276,7 @@ grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
 grpc::Status RankerService::Explain(grpc::ServerContext* context,
                                     const v1::ExplainRequest* request,
                                     v1::ExplainResponse* response) {
-  RequestRecord record(metrics_, "Explain");
+  RequestRecord record(metrics_, "Explain", *context);
   record.SetDocuments(static_cast<uint64_t>(request->documents_size()));
   auto version =
       ResolveFor(*manager_->snapshot(), request->model_spec(), &record);
@@ -288,7 +297,7 @@ grpc::Status RankerService::Explain(grpc::ServerContext* context,
 grpc::Status RankerService::Evaluate(grpc::ServerContext* context,
                                      const v1::EvaluateRequest* request,
                                      v1::EvaluateResponse* response) {
-  RequestRecord record(metrics_, "Evaluate");
+  RequestRecord record(metrics_, "Evaluate", *context);
   auto version = ResolveFor(*manager_->snapshot(), request->model_spec(),
                             &record);
   if (!version.ok()) return record.Finish(version.status());
@@ -311,7 +320,7 @@ grpc::Status RankerService::EvaluateStream(
     grpc::ServerContext* context,
     grpc::ServerReader<v1::EvaluateRequest>* reader,
     v1::EvaluateResponse* response) {
-  RequestRecord record(metrics_, "EvaluateStream");
+  RequestRecord record(metrics_, "EvaluateStream", *context);
   v1::EvaluateRequest message;
   if (!reader->Read(&message)) {
     return record.Finish(absl::InvalidArgumentError(
@@ -343,10 +352,22 @@ grpc::Status RankerService::EvaluateStream(
   return record.Finish(status);
 }
 
+grpc::Status RankerService::GetModelMetadata(
+    grpc::ServerContext* context, const v1::GetModelMetadataRequest* request,
+    v1::GetModelMetadataResponse* response) {
+  RequestRecord record(metrics_, "GetModelMetadata", *context);
+  const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
+  auto version = ResolveFor(*snapshot, request->model_spec(), &record);
+  if (!version.ok()) return record.Finish(version.status());
+  *response =
+      DescribeModel(snapshot->models.at((*version)->model()), **version);
+  return record.Finish(absl::OkStatus());
+}
+
 grpc::Status RankerService::GetModelStatus(
     grpc::ServerContext* context, const v1::GetModelStatusRequest* request,
     v1::GetModelStatusResponse* response) {
-  RequestRecord record(metrics_, "GetModelStatus");
+  RequestRecord record(metrics_, "GetModelStatus", *context);
   if (absl::Status access =
           CheckAdminAccess(admin_, *context, "GetModelStatus");
       !access.ok()) {
@@ -369,7 +390,7 @@ grpc::Status RankerService::GetModelStatus(
 grpc::Status RankerService::ListModels(grpc::ServerContext* context,
                                        const v1::ListModelsRequest* request,
                                        v1::ListModelsResponse* response) {
-  RequestRecord record(metrics_, "ListModels");
+  RequestRecord record(metrics_, "ListModels", *context);
   if (absl::Status access = CheckAdminAccess(admin_, *context, "ListModels");
       !access.ok()) {
     return record.Finish(access);
@@ -384,7 +405,7 @@ grpc::Status RankerService::ListModels(grpc::ServerContext* context,
 grpc::Status RankerService::ReloadModels(
     grpc::ServerContext* context, const v1::ReloadModelsRequest* request,
     v1::ReloadModelsResponse* response) {
-  RequestRecord record(metrics_, "ReloadModels");
+  RequestRecord record(metrics_, "ReloadModels", *context);
   if (absl::Status access = CheckAdminAccess(admin_, *context, "ReloadModels");
       !access.ok()) {
     return record.Finish(access);

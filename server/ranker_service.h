@@ -57,6 +57,10 @@ class RankerService final : public v1::Ranker::Service {
       grpc::ServerContext* context,
       grpc::ServerReader<v1::EvaluateRequest>* reader,
       v1::EvaluateResponse* response) override;
+  // Not an admin RPC: what any client needs to build requests.
+  grpc::Status GetModelMetadata(
+      grpc::ServerContext* context, const v1::GetModelMetadataRequest* request,
+      v1::GetModelMetadataResponse* response) override;
   grpc::Status GetModelStatus(grpc::ServerContext* context,
                               const v1::GetModelStatusRequest* request,
                               v1::GetModelStatusResponse* response) override;

@@ -17,13 +17,18 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/program.h"
+#include "core/scoring/scoring_kernel.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
 #include "prometheus/exposer.h"
 #include "server/health_reporter.h"
+#include "server/http/http_api.h"
+#include "server/http/http_server.h"
 #include "server/impression_log.h"
+#include "server/kserve/inference_service.h"
+#include "server/kserve/open_inference.h"
 #include "server/lifecycle/scan_scheduler.h"
 #include "server/lifecycle/server_config.h"
 #include "server/lifecycle/structured_log.h"
@@ -31,6 +36,7 @@
 #include "server/memory_releaser.h"
 #include "server/process_metrics.h"
 #include "server/ranker_service.h"
+#include "server/reflection_v1.h"
 #include "server/server_metrics.h"
 #include "server/shadow_scoring.h"
 #include "server/tls_credentials.h"
@@ -53,12 +59,20 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
   // absl parses --port=70000 happily; gRPC would then bind port 4464.
   for (const auto& [flag, port, may_be_off] :
        {std::tuple<const char*, int32_t, bool>{"port", options.port, false},
-        {"metrics_port", options.metrics_port, true}}) {
+        {"metrics_port", options.metrics_port, true},
+        {"http_port", options.http_port, true}}) {
     if (port > 65535 || (port < 0 && !may_be_off)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--", flag, " must be in 0..65535 (0 = any free port",
-          may_be_off ? ", negative = no /metrics" : "", "), got ", port));
+          may_be_off ? ", negative = off" : "", "), got ", port));
     }
+  }
+  if (!options.scoring_kernel.empty() &&
+      options.scoring_kernel != kAutoScoringKernel &&
+      FindScoringKernel(options.scoring_kernel) == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--scoring_kernel: unknown kernel '", options.scoring_kernel,
+        "' (known: ", kAutoScoringKernel, ", ", ScoringKernelNames(), ")"));
   }
   // NaN fails every comparison, so these are written to refuse it.
   if (!std::isfinite(options.poll_interval_seconds)) {
@@ -150,7 +164,7 @@ absl::Status RunServer(const ServerOptions& options) {
   }
 
   VersionManager manager({options.model_base_path, options.model_config_file,
-                          &metrics});
+                          &metrics, options.scoring_kernel});
   ScanScheduler scanner(&manager, absl::Seconds(options.poll_interval_seconds));
   MemoryReleaser releaser;
   // Declared after `metrics` and `manager`: destroyed before them, so the
@@ -172,6 +186,9 @@ absl::Status RunServer(const ServerOptions& options) {
   }
   RankerService service(&manager, &scanner, &metrics, options.limits,
                         options.admin, &releaser, &shadow, impressions.get());
+  // The Open Inference Protocol (KServe v2) beside Ranker, on both ports.
+  OpenInference open_inference(&manager, &metrics, options.limits);
+  InferenceService inference_service(&open_inference);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -180,6 +197,14 @@ absl::Status RunServer(const ServerOptions& options) {
   const std::string address = HostPort(options.host, options.port);
   builder.AddListeningPort(address, *credentials, &selected_port);
   builder.RegisterService(&service);
+  builder.RegisterService(&inference_service);
+  // Reflection v1 beside the plugin's v1alpha (same answers).
+  ReflectionV1Service reflection_v1(
+      {v1::Ranker::service_full_name(),
+       inference::GRPCInferenceService::service_full_name(),
+       "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection",
+       grpc::reflection::v1::ServerReflection::service_full_name()});
+  builder.RegisterService(&reflection_v1);
   // Without SO_REUSEPORT gRPC opens exactly the announced socket: with it,
   // gRPC clones the listener for each of its completion queues, and for
   // --port=0 the clones bound other random ports nobody was told about. It
@@ -196,6 +221,33 @@ absl::Status RunServer(const ServerOptions& options) {
   if (server == nullptr || selected_port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
   }
+  std::unique_ptr<HttpServer> http;
+  std::unique_ptr<HttpApi> http_api;
+  if (options.http_port >= 0) {
+    // The JSON forms of the Ranker RPCs go through the in-process channel.
+    grpc::ChannelArguments arguments;
+    arguments.SetMaxReceiveMessageSize(-1);
+    arguments.SetMaxSendMessageSize(-1);
+    http_api = std::make_unique<HttpApi>(&open_inference,
+                                         server->InProcessChannel(arguments));
+    HttpServerOptions http_options;
+    http_options.host = options.http_host;
+    http_options.port = options.http_port;
+    http_options.max_body_bytes =
+        static_cast<uint64_t>(options.max_message_bytes);
+    http_options.tls = {options.tls_cert_file, options.tls_key_file,
+                        options.tls_ca_file};
+    http_options.num_threads = 4;
+    auto started = HttpServer::Start(
+        http_options, [api = http_api.get()](const HttpRequest& request) {
+          return api->Handle(request);
+        });
+    if (!started.ok()) {
+      server->Shutdown();
+      return started.status();
+    }
+    http = std::move(*started);
+  }
   HealthReporter health(server->GetHealthCheckService());
   manager.SetListener(
       [&health](const ServingSnapshot& snapshot) { health.Update(snapshot); });
@@ -206,6 +258,10 @@ absl::Status RunServer(const ServerOptions& options) {
                 HostPort(options.metrics_host,
                          exposer->GetListeningPorts().at(0))
                     .c_str());
+  }
+  if (http != nullptr) {
+    std::printf("http on %s\n",
+                HostPort(options.http_host, http->port()).c_str());
   }
   std::fflush(stdout);
   LogEvent("info", "server_started",
@@ -238,6 +294,7 @@ absl::Status RunServer(const ServerOptions& options) {
     sigtimedwait(&signals, nullptr, &lame_duck);
   }
   const absl::Time drain_start = absl::Now();
+  if (http != nullptr) http->Shutdown();
   server->Shutdown(std::chrono::system_clock::now() +
                    std::chrono::milliseconds(static_cast<int64_t>(
                        options.drain_seconds * 1000)));

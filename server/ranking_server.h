@@ -20,6 +20,11 @@ struct ServerOptions {
   // /metrics has its own address: it is plain HTTP even when gRPC is mTLS.
   std::string metrics_host = "127.0.0.1";
   int32_t metrics_port = 9400;    // 0 = any free port, < 0 = no /metrics
+  // The HTTP port (Open Inference Protocol REST and the JSON form of the
+  // Ranker RPCs, server/http/http_api.h): off unless set, loopback unless
+  // told otherwise, TLS with the gRPC port's files.
+  std::string http_host = "127.0.0.1";
+  int32_t http_port = -1;         // 0 = any free port, < 0 = no HTTP port
   AdminAccessPolicy admin;        // who may call the admin RPCs
   double poll_interval_seconds = 5.0;  // <= 0: scan once, then on Reload only
   RequestLimits limits;
@@ -35,6 +40,10 @@ struct ServerOptions {
   std::string tls_ca_file;        // also: require and verify client certs
   // Shadow copies waiting to be scored; more are dropped (>= 1).
   uint32_t shadow_queue_capacity = 16;
+  // "auto" (or empty): each model's kernels as ForestScorer's chooser picks
+  // them; else one kernel by name (core/scoring/scoring_kernel.h) for every
+  // model: a model it cannot score fails to load, saying why.
+  std::string scoring_kernel = "auto";
   // Impression log of sampled Rank queries (server/impression_log.h);
   // empty directory = off.
   std::string impression_log_dir;
@@ -48,7 +57,7 @@ struct ServerOptions {
 // metrics port turns /metrics off), finite intervals (poll: <= 0 scans only
 // at start and on ReloadModels; drain and lame duck in [0, 86400] s), every
 // request limit and the shadow queue >= 1, messages of at least 1 KiB,
-// num_threads >= 0. Messages name the flag. RunServer calls it first.
+// num_threads >= 0, a known scoring kernel. Messages name the flag. RunServer calls it first.
 absl::Status ValidateServerOptions(const ServerOptions& options);
 
 // Runs plrank-server until SIGTERM or SIGINT, then shuts down gracefully:
@@ -56,8 +65,9 @@ absl::Status ValidateServerOptions(const ServerOptions& options);
 // serving), new RPCs are refused and RPCs in flight get up to drain_seconds
 // to finish. (gRPC fails calls that race the refusal with UNAVAILABLE or
 // CANCELLED; they never started, so clients may retry them elsewhere.)
-// Prints "listening on HOST:PORT" and "metrics on METRICS_HOST:PORT" on
-// stdout once serving; those are its only listening sockets. Must be called before
+// Prints "listening on HOST:PORT", "metrics on METRICS_HOST:PORT" and, with
+// an HTTP port, "http on HTTP_HOST:PORT" on stdout once serving; those are
+// its only listening sockets. Must be called before
 // any other thread is started (it blocks the two signals process-wide).
 // Returns an error when the server cannot start.
 absl::Status RunServer(const ServerOptions& options);

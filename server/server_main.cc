@@ -24,6 +24,14 @@ ABSL_FLAG(std::string, metrics_host, "127.0.0.1",
 ABSL_FLAG(int32_t, metrics_port, 9400,
           "Prometheus /metrics port; 0 = pick a free port (printed), "
           "-1 = disabled");
+ABSL_FLAG(std::string, http_host, "127.0.0.1",
+          "Address of the HTTP port (loopback unless told otherwise; "
+          "0.0.0.0 exposes it)");
+ABSL_FLAG(int32_t, http_port, -1,
+          "HTTP port: the Open Inference Protocol's REST form and the JSON "
+          "form of Rank, Explain, Evaluate and GetModelMetadata "
+          "(docs/inference-protocol.md); 0 = pick a free port (printed), "
+          "-1 = off (the default)");
 ABSL_FLAG(bool, admin_from_any, false,
           "Answer the admin RPCs (ReloadModels, ListModels, GetModelStatus) "
           "to every client; by default only to loopback clients (and to "
@@ -68,6 +76,13 @@ ABSL_FLAG(uint32_t, shadow_queue_capacity, 16,
           "worker; a copy sampled while the queue is full is dropped and "
           "counted (result=\"dropped\"), so answers never wait (>= 1)");
 
+ABSL_FLAG(std::string, scoring_kernel, "auto",
+          "Scoring kernel for every model: auto (the chooser picks each "
+          "model's kernels by CPU and model shape) or one of "
+          "rapid_avx512, dense_avx512_vbmi, quick_avx512, quick_avx2, "
+          "chained_walks, lane_chains, lockstep_walks; a model the kernel "
+          "cannot score fails to load, saying why. The kernel chosen is in "
+          "the version_loaded log and in model status (scoring_kernel)");
 ABSL_FLAG(std::string, impression_log_dir, "",
           "Write the impressions of sampled Rank queries (requests with a "
           "sampling spec) to rotated files in this existing directory "
@@ -102,6 +117,8 @@ int main(int argc, char** argv) {
   options.port = absl::GetFlag(FLAGS_port);
   options.metrics_host = absl::GetFlag(FLAGS_metrics_host);
   options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+  options.http_host = absl::GetFlag(FLAGS_http_host);
+  options.http_port = absl::GetFlag(FLAGS_http_port);
   options.admin.from_any = absl::GetFlag(FLAGS_admin_from_any);
   options.admin.tls_identities = absl::GetFlag(FLAGS_admin_tls_identities);
   options.poll_interval_seconds = absl::GetFlag(FLAGS_poll_interval_seconds);
@@ -122,6 +139,7 @@ int main(int argc, char** argv) {
   options.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   options.tls_ca_file = absl::GetFlag(FLAGS_tls_ca_file);
   options.shadow_queue_capacity = absl::GetFlag(FLAGS_shadow_queue_capacity);
+  options.scoring_kernel = absl::GetFlag(FLAGS_scoring_kernel);
   options.impression_log_dir = absl::GetFlag(FLAGS_impression_log_dir);
   options.impression_log_fraction =
       absl::GetFlag(FLAGS_impression_log_fraction);

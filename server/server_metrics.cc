@@ -58,6 +58,11 @@ ServerMetrics::ServerMetrics(absl::string_view build_version)
                     .Help("RPCs handled, by method, model, version and gRPC "
                           "status code")
                     .Register(*registry_)),
+      protocol_requests_(BuildCounter()
+                             .Name("plrank_protocol_requests_total")
+                             .Help("Requests handled, by protocol (grpc, "
+                                   "http), method and status code")
+                             .Register(*registry_)),
       request_duration_(BuildHistogram()
                             .Name("plrank_request_duration_seconds")
                             .Help("RPC handling time, validation and scoring "
@@ -136,6 +141,16 @@ ServerMetrics::ServerMetrics(absl::string_view build_version)
                               "served and shadow rankings have in common")
                         .Register(*registry_)) {
   build_info_.Add({{"version", std::string(build_version)}}).Set(1);
+}
+
+void ServerMetrics::RecordProtocol(absl::string_view protocol,
+                                   absl::string_view method,
+                                   absl::string_view code) {
+  protocol_requests_
+      .Add({{"protocol", std::string(protocol)},
+            {"method", std::string(method)},
+            {"code", std::string(code)}})
+      .Increment();
 }
 
 void ServerMetrics::RecordRequest(absl::string_view method,

@@ -21,6 +21,9 @@ namespace plrank::server {
 
 // The server's Prometheus metrics (exposed by main on --metrics_port):
 //   plrank_requests_total{method,model,version,code}            counter
+//   plrank_protocol_requests_total{protocol,method,code}        counter
+//     (protocol = grpc|http: the transport a request came in on; method is
+//     the RPC's name in either, e.g. Rank, ModelInfer, ServerReady)
 //   plrank_request_duration_seconds{method,model}               histogram
 //   plrank_scoring_duration_seconds{model,version}              histogram
 //   plrank_explain_duration_seconds{model}                      histogram
@@ -57,6 +60,10 @@ class ServerMetrics final : public LifecycleObserver {
   void RecordRequest(absl::string_view method, const std::string& model,
                      const std::string& version, absl::string_view code,
                      double seconds, uint64_t documents);
+  // The transport of one request (`protocol` "grpc" or "http"), beside
+  // RecordRequest's series (which stay protocol-free).
+  void RecordProtocol(absl::string_view protocol, absl::string_view method,
+                      absl::string_view code);
   void RecordScoring(const std::string& model, const std::string& version,
                      double seconds);
   // Time an OK Explain call spent validating, scoring and computing
@@ -101,6 +108,7 @@ class ServerMetrics final : public LifecycleObserver {
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Counter>& protocol_requests_;
   prometheus::Family<prometheus::Histogram>& request_duration_;
   prometheus::Family<prometheus::Histogram>& scoring_duration_;
   prometheus::Family<prometheus::Histogram>& explain_duration_;

@@ -36,6 +36,8 @@ v1::ModelMetadata ToWire(const ModelMetadata& metadata) {
                                          metadata.training_metrics.end());
   out.set_file_bytes(metadata.file_bytes);
   out.set_score_transform(metadata.score_transform);
+  out.set_scoring_kernel(metadata.scoring_kernel);
+  out.set_scoring_kernels(metadata.scoring_kernel_plan);
   return out;
 }
 

@@ -1,28 +1,43 @@
 // plrank-eval: scores a LETOR file with a model and prints ranking metrics,
 // optionally against a second model with paired t-tests.
+#include <charconv>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/internal/parse.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/data/stream_output.h"
 #include "core/data/letor_reader.h"
+#include "core/explain/ensemble_explainer.h"
 #include "core/metrics/evaluation.h"
 #include "core/model/feature_importance.h"
 #include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
+#include "core/model/model_json.h"
 #include "trainer/cli/cli_common.h"
 #include "common/data_flags.h"
 #include "common/flag_parsing.h"
 #include "core/metrics/score_file.h"
 #include "trainer/logs/logged_evaluation.h"
 
-ABSL_FLAG(std::string, model, "", "Model artifact (model.pb).");
+ABSL_DECLARE_FLAG(std::string, model);  // trainer/cli/model_flag.cc
 ABSL_FLAG(std::string, data, "", "LETOR file to score and evaluate.");
 ABSL_FLAG(std::string, scores_out, "",
-          "Write one score per input line, in input order.");
+          "Write one score per input line, in input order. '-' or "
+          "/dev/stdout: standard output (the metrics then go to stderr); a "
+          "named pipe is written as it is.");
+ABSL_FLAG(std::string, contributions_out, "",
+          "Write each document's feature contributions (TreeSHAP, as the "
+          "server's Explain): one line per input line, in input order, the "
+          "contributions of features 1..num_features then the bias, "
+          "space-separated; each line adds up to the document's score. '-' "
+          "or /dev/stdout: standard output.");
 ABSL_FLAG(std::string, compare_with, "",
           "Second model: adds its metrics and paired t-test p-values.");
 ABSL_FLAG(std::string, eval_at, "1,3,5,10", "NDCG cut-offs to report.");
@@ -30,7 +45,11 @@ ABSL_FLAG(int32_t, err_max_grade, 0,
           "ERR's maximum grade g: R = (2^label - 1) / 2^g, labels above g "
           "count as g. 0 (default) = the largest label in --data; 4 is what "
           "many tools fix for 0-4 graded data (MSLR, Yahoo).");
-ABSL_FLAG(bool, dump, false, "Print a human-readable dump of --model and exit.");
+ABSL_FLAG(bool, dump, false, "Print a dump of --model and exit.");
+ABSL_FLAG(std::string, dump_format, "text",
+          "--dump's format: 'text' (human-readable) or 'json' (one JSON "
+          "document, schema in docs/lightgbm-habits.md); giving it implies "
+          "--dump.");
 ABSL_FLAG(bool, importance, false,
           "Print --model's feature importance and exit: '#' comment lines, "
           "then 'feature<TAB>gain<TAB>splits<TAB>name', one line per feature "
@@ -55,15 +74,89 @@ absl::StatusOr<std::vector<double>> ScoreWith(const plrank::Ensemble& model,
   return scorer->ScoreDataset(data);
 }
 
+// Contributions in input line order, as --contributions_out writes them.
+absl::Status WriteContributions(const plrank::Ensemble& model,
+                                const plrank::Dataset& data,
+                                const std::string& path) {
+  absl::StatusOr<plrank::EnsembleExplainer> explainer =
+      plrank::EnsembleExplainer::Create(model);
+  if (!explainer.ok()) {
+    return absl::Status(explainer.status().code(),
+                        absl::StrCat("--contributions_out: ",
+                                     explainer.status().message()));
+  }
+  const size_t n = data.num_documents();
+  const size_t width = static_cast<size_t>(model.num_features);
+  std::vector<float> rows(n * width);
+  for (size_t f = 0; f < width && f < static_cast<size_t>(data.num_features);
+       ++f) {
+    for (size_t i = 0; i < n; ++i) rows[i * width + f] = data.features[f * n + i];
+  }
+  const std::vector<double> values = explainer->ExplainRows(rows, n, width);
+  const size_t columns = width + 1;
+  std::vector<size_t> line_of(n);
+  for (size_t i = 0; i < n; ++i) {
+    line_of[data.input_line_order.empty() ? i : data.input_line_order[i]] = i;
+  }
+  std::string text = absl::StrCat(
+      "# contributions of features 1..", width,
+      " (LETOR numbering), then the bias; each line adds up to the "
+      "document's score\n");
+  char buffer[32];
+  for (size_t line = 0; line < n; ++line) {
+    const double* row = values.data() + line_of[line] * columns;
+    for (size_t c = 0; c < columns; ++c) {
+      const std::to_chars_result printed =
+          std::to_chars(buffer, buffer + sizeof(buffer), row[c]);
+      if (c > 0) text.push_back(' ');
+      text.append(buffer, printed.ptr);
+    }
+    text.push_back('\n');
+  }
+  const std::string_view piece = text;
+  return plrank::WriteStreamOutput(path, absl::MakeConstSpan(&piece, 1));
+}
+
 int Run() {
   const std::string model_path = absl::GetFlag(FLAGS_model);
   if (model_path.empty()) {
     return plrank::cli::Fail(absl::InvalidArgumentError("--model is required"));
   }
+  const std::string dump_format = absl::GetFlag(FLAGS_dump_format);
+  if (dump_format != "text" && dump_format != "json") {
+    return plrank::cli::Fail(absl::InvalidArgumentError(absl::StrCat(
+        "--dump_format: '", dump_format, "' is not one of text, json")));
+  }
+  const std::string scores_out = absl::GetFlag(FLAGS_scores_out);
+  const std::string contributions_out = absl::GetFlag(FLAGS_contributions_out);
+  if (!scores_out.empty() && !contributions_out.empty() &&
+      plrank::IsStandardOutput(scores_out) &&
+      plrank::IsStandardOutput(contributions_out)) {
+    return plrank::cli::Fail(absl::InvalidArgumentError(
+        "--scores_out and --contributions_out cannot both be standard "
+        "output"));
+  }
+  // Outputs are checked before any work, so a bad path fails at once.
+  for (const std::string* out : {&scores_out, &contributions_out}) {
+    if (out->empty()) continue;
+    if (absl::Status status = plrank::CheckStreamOutputTarget(*out);
+        !status.ok()) {
+      return plrank::cli::Fail(status);
+    }
+  }
+  // With an output on standard output, the report goes to stderr.
+  FILE* report = plrank::IsStandardOutput(scores_out) ||
+                         plrank::IsStandardOutput(contributions_out)
+                     ? stderr
+                     : stdout;
   absl::StatusOr<plrank::Ensemble> model = plrank::ReadModelFile(model_path);
   if (!model.ok()) return plrank::cli::Fail(model.status());
-  if (absl::GetFlag(FLAGS_dump)) {
-    std::fputs(plrank::DumpModel(*model).c_str(), stdout);
+  if (absl::GetFlag(FLAGS_dump) ||
+      absl::flags_internal::WasPresentOnCommandLine("dump_format")) {
+    const std::string dump = dump_format == "json"
+                                 ? plrank::DumpModelJson(*model)
+                                 : plrank::DumpModel(*model);
+    std::fputs(dump.c_str(), stdout);
     return 0;
   }
   if (absl::GetFlag(FLAGS_importance)) {
@@ -142,7 +235,7 @@ int Run() {
   }
   specs.push_back({plrank::MetricSpec::Kind::kErr, 0});
   specs.push_back({plrank::MetricSpec::Kind::kMap, 0});
-  const plrank::EvaluationReport report =
+  const plrank::EvaluationReport metrics =
       plrank::Evaluate(*data, *scores, specs, *metric_options);
 
   std::optional<plrank::EvaluationReport> other_report;
@@ -152,20 +245,31 @@ int Run() {
     other_report =
         plrank::Evaluate(*data, *other_scores, specs, *metric_options);
   }
-  std::printf("%s: %zu queries, %zu documents\n", data_path.c_str(),
-              data->num_queries(), data->num_documents());
+  std::fprintf(report, "%s: %zu queries, %zu documents\n", data_path.c_str(),
+               data->num_queries(), data->num_documents());
   std::fputs(plrank::FormatMetricsTable(
-                 report, other_report ? &*other_report : nullptr)
+                 metrics, other_report ? &*other_report : nullptr)
                  .c_str(),
-             stdout);
+             report);
+  std::fflush(report);
 
-  if (const std::string out = absl::GetFlag(FLAGS_scores_out); !out.empty()) {
+  if (!scores_out.empty()) {
     if (absl::Status status = plrank::WriteScoresInInputOrder(
-            *data, *scores, out);
+            *data, *scores, scores_out);
         !status.ok()) {
       return plrank::cli::Fail(status);
     }
-    std::printf("wrote %zu scores to %s\n", scores->size(), out.c_str());
+    std::fprintf(report, "wrote %zu scores to %s\n", scores->size(),
+                 scores_out.c_str());
+  }
+  if (!contributions_out.empty()) {
+    if (absl::Status status =
+            WriteContributions(*model, *data, contributions_out);
+        !status.ok()) {
+      return plrank::cli::Fail(status);
+    }
+    std::fprintf(report, "wrote %zu documents' contributions to %s\n",
+                 scores->size(), contributions_out.c_str());
   }
   return 0;
 }
@@ -177,7 +281,11 @@ int main(int argc, char** argv) {
       argc, argv,
       "Evaluates a model on a LETOR file.\n  plrank-eval --model=model.pb "
       "--data=test.txt [--scores_out=F] [--compare_with=other.pb]\n"
-      "  plrank-eval --model=model.pb --dump | --importance\n"
+      "  plrank-eval --model=model.pb --data=test.txt --scores_out=- | ...\n"
+      "  plrank-eval --model=model.pb --data=test.txt "
+      "--contributions_out=contrib.txt\n"
+      "  plrank-eval --model=model.pb --dump [--dump_format=json] | "
+      "--importance\n"
       "  plrank-eval --model=candidate.pb --logged=D [--dcg_at=K]");
   return plrank::cli::RunOrFailOnOutOfMemory(Run);
 }

@@ -8,7 +8,6 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/internal/parse.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -28,7 +27,7 @@ ABSL_DECLARE_FLAG(bool, quiet);
 namespace {
 
 bool WasGiven(absl::string_view flag) {
-  return absl::flags_internal::WasPresentOnCommandLine(flag);
+  return plrank::cli::FlagWasGiven(flag);
 }
 
 }  // namespace
@@ -46,10 +45,11 @@ int main(int argc, char** argv) {
     reducer = std::move(created);
   }
 #endif
-  plrank::cli::ParseFlagsOrDie(
+  plrank::cli::ParseFlagsAndKeyValuesOrDie(
       argc, argv,
       "Trains a ranking model.\n  plrank-train --train=F [--valid=F] "
       "--model_out=model.pb [flags]\n"
+      "  plrank-train config=train.conf [key=value ...] (LightGBM style)\n"
 #ifdef PLRANK_WITH_MPI
       "Distributed (data-parallel by query, tree objectives only; the linear "
       "rankers ca and listmle train single-process):\n"
@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
 #else
       "Single-process only: this build has no MPI (docs/distributed.md)"
 #endif
-  );
+      ,
+      plrank::cli::TrainFlagNames());
   const int32_t rank = reducer ? reducer->rank() : 0;
   const int32_t num_ranks = reducer ? reducer->num_ranks() : 1;
   if (reducer) {

@@ -14,6 +14,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -89,10 +90,12 @@ ABSL_FLAG(std::string, pl_ties, plrank::ObjectiveOptions().pl_ties,
           "document against those labelled below it) or 'permutation' "
           "(--pl_permutations sampled tie-breaks, the paper).");
 ABSL_FLAG(std::string, pl_weighting, plrank::ObjectiveOptions().pl_weighting,
-          "PLRank with tie groups: per-pick weight 'uniform', 'gain' (2^label "
-          "- 1), 'position' (1/log2(2 + ideal position), p-ListMLE; the "
-          "default, chosen by the quality benchmark), 'gain_position', "
-          "'pairs' (documents labelled below the pick) or 'sqrt_pairs'.");
+          "PLRank with tie groups: per-pick weight 'auto' (the default, "
+          "chosen by the quality benchmark: 'uniform' below 25,000 training "
+          "documents, 'position' from there on), 'uniform', 'gain' (2^label "
+          "- 1), 'position' (1/log2(2 + ideal position), p-ListMLE), "
+          "'gain_position', 'pairs' (documents labelled below the pick) or "
+          "'sqrt_pairs'.");
 ABSL_FLAG(bool, pl_normalize_queries, false,
           "PLRank with tie groups: each query's pick weights sum to 1.");
 ABSL_FLAG(bool, pl_diagonal_leaf_step, false,
@@ -375,6 +378,30 @@ bool IsTrainFlag(const absl::CommandLineFlag& flag) {
 
 namespace plrank::cli {
 
+std::string ParameterMessage(absl::string_view message) {
+  const std::vector<std::string> known = TrainFlagNames();
+  std::string out;
+  size_t at = 0;
+  while (at < message.size()) {
+    const size_t dashes = message.find("--", at);
+    if (dashes == absl::string_view::npos) break;
+    size_t end = dashes + 2;
+    while (end < message.size() &&
+           (absl::ascii_isalnum(message[end]) || message[end] == '_')) {
+      ++end;
+    }
+    const absl::string_view name = message.substr(dashes + 2, end - dashes - 2);
+    absl::StrAppend(&out, message.substr(at, dashes - at));
+    if (!absl::c_linear_search(known, name)) {
+      absl::StrAppend(&out, "--");  // not a flag name: leave it
+    }
+    absl::StrAppend(&out, name);
+    at = end;
+  }
+  absl::StrAppend(&out, message.substr(std::min(at, message.size())));
+  return out;
+}
+
 absl::StatusOr<TrainJob> TrainJobFromParams(
     const std::vector<std::pair<std::string, std::string>>& params,
     std::vector<std::string>* ignored) {
@@ -395,10 +422,10 @@ absl::StatusOr<TrainJob> TrainJobFromParams(
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr || !IsTrainFlag(*flag)) {
       const std::vector<std::string> known = TrainFlagNames();
-      if (std::string same = LightGbmEquivalent(name, known); !same.empty()) {
+      if (std::string hint = LightGbmHint(name, known, /*flag_prefix=*/"");
+          !hint.empty()) {
         return absl::InvalidArgumentError(
-            absl::StrCat("unknown parameter '", name, "': LightGBM's ", name,
-                         " is '", same, "' here"));
+            absl::StrCat("unknown parameter '", name, "': ", hint));
       }
       if (std::string near = NearestName(name, known); !near.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -419,7 +446,11 @@ absl::StatusOr<TrainJob> TrainJobFromParams(
     return std::find(given.begin(), given.end(), name) != given.end();
   };
   absl::StatusOr<TrainJob> job = TrainJobFromFlags(was_given);
-  if (job.ok() && ignored != nullptr) {
+  if (!job.ok()) {
+    return absl::Status(job.status().code(),
+                        ParameterMessage(job.status().message()));
+  }
+  if (ignored != nullptr) {
     *ignored = IgnoredTrainFlags(job->objective.name, was_given);
   }
   return job;

@@ -35,13 +35,20 @@ bool IsTrainFlag(const absl::CommandLineFlag& flag);
 // Every plrank-train flag name, sorted.
 std::vector<std::string> TrainFlagNames();
 
+// `message` with every "--flag" of plrank-train written as the parameter
+// name "flag" (the Python package's errors name its parameters, not the
+// command line's flags): "--eval_at: 'x' is not ..." -> "eval_at: 'x' is
+// not ...".
+std::string ParameterMessage(absl::string_view message);
+
 // The Python package's train params: (flag name, value in the flag's own
 // syntax: "0.05", "true", "1,3,10"). The flags are set from them for the
 // length of the call (then restored; calls are serialised) and the job is
 // TrainJobFromFlags', so names, defaults and checks cannot drift from
 // plrank-train's. An unknown name is InvalidArgument naming the nearest
 // flag, or the PLRank name of a LightGBM parameter; a malformed value is
-// InvalidArgument naming the param. `ignored` (optional) receives
+// InvalidArgument naming the param; every error names parameters, not
+// flags (ParameterMessage). `ignored` (optional) receives
 // IgnoredTrainFlags.
 absl::StatusOr<TrainJob> TrainJobFromParams(
     const std::vector<std::pair<std::string, std::string>>& params,

@@ -52,30 +52,22 @@ absl::StatusOr<Dataset> ReadDataForModel(RankerClient& client,
   }
   ReadOptions options = settings.read_options;
   if (options.num_features == 0) {
-    absl::StatusOr<v1::ModelStatus> status =
-        client.GetModelStatus(settings.model.name);
-    if (absl::IsPermissionDenied(status.status())) {
-      // GetModelStatus is an admin RPC; ranking needs no admin rights.
-      return absl::PermissionDeniedError(absl::StrCat(
-          status.status().message(),
-          " (or pass --num_features=N to read the data without asking)"));
-    }
-    if (!status.ok()) return status.status();
-    absl::StatusOr<v1::VersionStatus> version =
-        ResolveVersion(*status, settings.model);
-    if (!version.ok()) return version.status();
-    options.num_features =
-        static_cast<int32_t>(version->metadata().num_features());
+    // GetModelMetadata is answered to every caller (GetModelStatus, an admin
+    // RPC, is not), so ranking from another host needs no flag.
+    absl::StatusOr<v1::GetModelMetadataResponse> metadata =
+        client.GetModelMetadata(settings.model);
+    if (!metadata.ok()) return metadata.status();
+    options.num_features = static_cast<int32_t>(metadata->num_features());
     if (options.num_features <= 0) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the server reports no feature count for model ",
-          settings.model.name, " version ", version->version(),
+          settings.model.name, " version ", metadata->model_version(),
           "; pass --num_features"));
     }
     // The width came from the server, not from a flag: say so in errors.
     options.num_features_origin =
         absl::StrCat("the feature count of model ", settings.model.name,
-                     " version ", version->version(), " on the server");
+                     " version ", metadata->model_version(), " on the server");
   }
   ReadStats stats;
   absl::StatusOr<Dataset> data =

@@ -333,6 +333,18 @@ absl::StatusOr<v1::EvaluateResponse> RankerClient::Evaluate(
   return CheckConvention(options, std::move(response));
 }
 
+absl::StatusOr<v1::GetModelMetadataResponse> RankerClient::GetModelMetadata(
+    const ModelRef& model) {
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.deadline);
+  v1::GetModelMetadataRequest request;
+  *request.mutable_model_spec() = model.ToProto();
+  v1::GetModelMetadataResponse response;
+  grpc::Status status = stub_->GetModelMetadata(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
 absl::StatusOr<v1::ModelStatus> RankerClient::GetModelStatus(
     const std::string& name) {
   absl::StatusOr<v1::GetModelStatusResponse> response =

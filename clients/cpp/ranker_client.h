@@ -123,6 +123,11 @@ class RankerClient {
                                                 const Dataset& data,
                                                 const EvaluateOptions& options = {});
 
+  // The public metadata of the version `model` resolves to (feature count
+  // and names, outputs, score transform, versions and labels): not an admin
+  // RPC, so it works from any host.
+  absl::StatusOr<v1::GetModelMetadataResponse> GetModelMetadata(
+      const ModelRef& model);
   absl::StatusOr<v1::ModelStatus> GetModelStatus(const std::string& name);
   // The whole GetModelStatus answer: the status and, for a model with shadow
   // scoring configured, its shadow summary.

@@ -31,7 +31,7 @@ ABSL_FLAG(std::string, data, "",
 ABSL_FLAG(int32_t, synthetic_docs, 100, "Documents per synthetic request.");
 ABSL_FLAG(int32_t, synthetic_requests, 16, "Distinct synthetic requests.");
 ABSL_FLAG(int32_t, features, 0,
-          "Features per document; 0 = the model's (asks GetModelStatus).");
+          "Features per document; 0 = the model's (asks GetModelMetadata).");
 ABSL_FLAG(uint32_t, top_k, 0, "top_k of every request (0 = all documents).");
 ABSL_FLAG(int32_t, concurrency, 8, "Closed loop: calls kept in flight.");
 ABSL_FLAG(double, rate, 0,
@@ -113,22 +113,19 @@ absl::StatusOr<int32_t> FeatureCount(plrank::RankerClient& client,
   if (absl::GetFlag(FLAGS_features) < 0) {
     return absl::InvalidArgumentError("--features must be >= 0");
   }
-  absl::StatusOr<plrank::v1::ModelStatus> status =
-      client.GetModelStatus(model.name);
-  if (!status.ok()) {
-    return absl::Status(status.status().code(),
-                        absl::StrCat("GetModelStatus (to learn the feature "
+  absl::StatusOr<plrank::v1::GetModelMetadataResponse> metadata =
+      client.GetModelMetadata(model);
+  if (!metadata.ok()) {
+    return absl::Status(metadata.status().code(),
+                        absl::StrCat("GetModelMetadata (to learn the feature "
                                      "count; or pass --features): ",
-                                     status.status().message()));
+                                     metadata.status().message()));
   }
-  absl::StatusOr<plrank::v1::VersionStatus> version =
-      plrank::ResolveVersion(*status, model);
-  if (!version.ok()) return version.status();
-  if (version->metadata().num_features() == 0) {
+  if (metadata->num_features() == 0) {
     return absl::FailedPreconditionError(
         "the server reports no feature count; pass --features");
   }
-  return static_cast<int32_t>(version->metadata().num_features());
+  return static_cast<int32_t>(metadata->num_features());
 }
 
 int Run() {

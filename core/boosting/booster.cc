@@ -287,6 +287,7 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
     report.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - start);
     result.history.push_back(report);
     if (inputs.on_iteration) inputs.on_iteration(report);
+    const bool stop = inputs.stop_after && inputs.stop_after(report);
 
     if (report.valid_metric > best_metric) {
       best_metric = report.valid_metric;
@@ -297,6 +298,7 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
         iteration + 1 - result.best_iteration >= config.early_stopping_rounds) {
       break;
     }
+    if (stop) break;
   }
   // Without early stopping, or when the metric never improved (NaN), every
   // iteration is kept.

@@ -78,6 +78,10 @@ struct BoosterInputs {
   Evaluator train_evaluator;             // optional, for progress
   Evaluator valid_evaluator;             // optional; drives early stopping
   std::function<void(const IterationReport&)> on_iteration;  // optional
+  // Optional, called after on_iteration: true ends training after this
+  // iteration (every iteration run is kept unless early stopping picks an
+  // earlier best). The Python package's per-iteration callbacks.
+  std::function<bool(const IterationReport&)> stop_after;
   // Distributed training (data-parallel by query): every rank passes its
   // own shard of the training and validation sets (Dataset::
   // query_index_base places it in the whole set; bin boundaries come from a

@@ -42,6 +42,9 @@ namespace plrank {
 // "short_binary": click-log-like — 10 documents per query, 2 grades
 //   85/15% (~1.5 relevant per query, median 1), noisy labels (1.5), 35%
 //   of the queries without any, 136 features.
+// "small": small judged collections — ~25 documents per query, 5 grades
+//   45/30/15/7/3%, noisy labels (1.0), 46 features; meant for 50-120
+//   queries (at most ~3,000 documents).
 // num_queries and seed keep their defaults; callers set them.
 absl::StatusOr<DatagenOptions> DatagenRegime(absl::string_view name);
 

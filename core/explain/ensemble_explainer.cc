@@ -63,4 +63,18 @@ void EnsembleExplainer::Explain(
   }
 }
 
+std::vector<double> EnsembleExplainer::ExplainRows(
+    absl::Span<const float> rows, size_t num_docs, size_t row_stride) const {
+  const size_t columns = static_cast<size_t>(num_features_) + 1;
+  std::vector<double> out(num_docs * columns, 0.0);
+  std::vector<ShapTree::PathElement> scratch;
+  for (size_t i = 0; i < num_docs; ++i) {
+    double* line = out.data() + i * columns;
+    Explain(rows.subspan(i * row_stride, row_stride),
+            absl::MakeSpan(line, columns - 1), &scratch);
+    line[columns - 1] = bias_;
+  }
+  return out;
+}
+
 }  // namespace plrank

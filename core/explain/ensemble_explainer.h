@@ -50,6 +50,16 @@ class EnsembleExplainer {
   void Explain(absl::Span<const float> row, absl::Span<double> contributions,
                std::vector<ShapTree::PathElement>* scratch) const;
 
+  // Contributions of every document of `rows` (row-major, `num_docs` rows
+  // of `row_stride` >= row_width() floats): num_docs x (num_features() + 1)
+  // doubles, row-major, column f the contribution of feature f (0-based
+  // here; LETOR feature f + 1) and the last column bias(), so each row adds
+  // up to the document's score. What the server's Explain returns, for
+  // files and arrays offline (plrank-eval --contributions_out,
+  // plrank.Model.explain).
+  std::vector<double> ExplainRows(absl::Span<const float> rows,
+                                  size_t num_docs, size_t row_stride) const;
+
  private:
   EnsembleExplainer() = default;
 

@@ -20,17 +20,6 @@ constexpr int kCategoricalBit = 1;
 constexpr int kDefaultLeftBit = 2;
 enum MissingType { kMissingNone = 0, kMissingZero = 1, kMissingNaN = 2 };
 
-// The double LightGBM reads from the text of float x: its shortest decimal
-// form, as PLRank's LETOR writer prints it and as data files hold it
-// ("0.98", not the float's exact binary value 0.98000001907...).
-double DecimalValue(float x) {
-  char text[32];
-  const std::to_chars_result printed =
-      std::to_chars(text, text + sizeof(text), x);
-  double value = x;
-  std::from_chars(text, printed.ptr, value);
-  return value;
-}
 
 // Every internal node and leaf must be reached exactly once from node 0.
 absl::Status CheckShape(const Tree& tree, int line, const Errors& errors) {
@@ -269,6 +258,18 @@ float FloatThreshold(double t) {
   if (std::isfinite(above) && DecimalValue(above) <= t) return above;
   if (DecimalValue(below) <= t) return below;
   return std::nextafter(below, -kInf);
+}
+
+// The double LightGBM reads from the text of float x: its shortest decimal
+// form, as PLRank's LETOR writer prints it and as data files hold it
+// ("0.98", not the float's exact binary value 0.98000001907...).
+double DecimalValue(float x) {
+  char text[32];
+  const std::to_chars_result printed =
+      std::to_chars(text, text + sizeof(text), x);
+  double value = x;
+  std::from_chars(text, printed.ptr, value);
+  return value;
 }
 
 }  // namespace plrank::lightgbm_internal

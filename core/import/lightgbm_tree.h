@@ -26,6 +26,11 @@ absl::StatusOr<Tree> ConvertTree(const Fields& fields, int line,
 // every float's decimal value; see lightgbm_import.h).
 float FloatThreshold(double t);
 
+// The double LightGBM reads from the text of float x: its shortest decimal
+// form, as data files hold it ("0.98", not 0.98000001907...).
+// FloatThreshold(DecimalValue(x)) == x.
+double DecimalValue(float x);
+
 }  // namespace plrank::lightgbm_internal
 
 #endif  // PLRANK_CORE_IMPORT_LIGHTGBM_TREE_H_

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "core/data/file_io.h"
+#include "core/data/stream_output.h"
 
 namespace plrank {
 
@@ -62,7 +63,8 @@ absl::Status WriteScoresInInputOrder(const Dataset& data,
     *end++ = '\n';
     text.append(buffer, static_cast<size_t>(end - buffer));
   }
-  return WriteFileAtomically(path, text);
+  const std::string_view piece = text;
+  return WriteStreamOutput(path, absl::MakeConstSpan(&piece, 1));
 }
 
 }  // namespace plrank

@@ -20,9 +20,10 @@ absl::StatusOr<std::vector<double>> ReadScoreFile(const std::string& path);
 
 // Writes one score per line (shortest round-trip decimal form) in the order
 // of the input file's data lines, undoing any regrouping of non-contiguous
-// queries (data.input_line_order), with WriteFileAtomically: readers never
-// see a partial file, and a target that is not a regular file (e.g.
-// /dev/full) is refused. ReadScoreFile reads it back exactly.
+// queries (data.input_line_order), with WriteStreamOutput: "-" and
+// /dev/stdout are standard output, a FIFO or device is written in order,
+// and a file is written atomically (readers never see a partial file); a
+// directory is refused. ReadScoreFile reads it back exactly.
 absl::Status WriteScoresInInputOrder(const Dataset& data,
                                      absl::Span<const double> scores,
                                      const std::string& path);

@@ -18,12 +18,15 @@ namespace {
 // History lines beyond this are thinned to about this many.
 constexpr size_t kMaxHistoryLines = 20;
 
+// Features are numbered from 1, as in LETOR files, in every output
+// (docs/lightgbm-habits.md "Feature numbering"): "feature 39[bm25]".
 std::string FeatureName(const Ensemble& model, int32_t feature) {
   if (feature >= 0 && static_cast<size_t>(feature) < model.feature_names.size() &&
       !model.feature_names[feature].empty()) {
-    return absl::StrFormat("f%d[%s]", feature, model.feature_names[feature]);
+    return absl::StrFormat("feature %d[%s]", int64_t{feature} + 1,
+                           model.feature_names[feature]);
   }
-  return absl::StrFormat("f%d", feature);
+  return absl::StrFormat("feature %d", int64_t{feature} + 1);
 }
 
 std::string MetricsText(const std::map<std::string, double>& metrics) {
@@ -128,11 +131,8 @@ std::string DumpModel(const Ensemble& model) {
   absl::StrAppendFormat(&out, "PLRank model (format version %d)\n",
                         RequiredFormatVersion(model));
   absl::StrAppendFormat(&out, "objective: %s\n", model.objective);
-  // Splits below read "f<i>" with i 0-based: f0 is the LETOR file's
-  // feature 1 (LightGBM's Column_0, XGBoost's f0).
   absl::StrAppendFormat(&out,
-                        "features: %d (numbered from 0 below: f0 is feature 1 "
-                        "of a LETOR file)\n",
+                        "features: %d (numbered from 1, as in LETOR files)\n",
                         model.num_features);
   absl::StrAppendFormat(
       &out, "outputs: %d, transform: %s\n", model.num_outputs,

@@ -37,7 +37,9 @@ absl::StatusOr<std::unique_ptr<Objective>> MakePlackettLuce(
   absl::StatusOr<PlTies> ties = ParsePlTies(options.pl_ties);
   if (!ties.ok()) return ties.status();
   pl.ties = *ties;
-  absl::StatusOr<PlWeighting> weighting = ParsePlWeighting(options.pl_weighting);
+  absl::StatusOr<PlWeighting> weighting =
+      options.pl_weighting == "auto" ? AutoPlWeighting(0)
+                                     : ParsePlWeighting(options.pl_weighting);
   if (!weighting.ok()) return weighting.status();
   pl.weighting = *weighting;
   pl.normalize_queries = options.pl_normalize_queries;
@@ -105,6 +107,14 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
 }
 
 }  // namespace
+
+ObjectiveOptions ResolveAutoObjectiveOptions(ObjectiveOptions options,
+                                             int64_t train_documents) {
+  if (options.name == "plrank" && options.pl_weighting == "auto") {
+    options.pl_weighting = PlWeightingName(AutoPlWeighting(train_documents));
+  }
+  return options;
+}
 
 ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base) {
   const PlackettLuceOptions paper;  // its defaults are the paper's

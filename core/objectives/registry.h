@@ -18,7 +18,8 @@ struct ObjectiveOptions {
   // Plackett-Luce (see PlackettLuceOptions). The defaults are PLRank's, chosen
   // by the multi-regime quality benchmark (README, "Choosing PLRank
   // settings"): the whole ranking (K = 0 = all), ties in closed form
-  // (Efron) with p-ListMLE position weights, stop at the query's lowest
+  // (Efron) with pick weights by data size (auto: uniform below 25,000
+  // training documents, p-ListMLE position weights above), stop at the query's lowest
   // label, a regularised leaf Newton step (damping 0.03 per context,
   // |step| <= 0.6) and the Newton split gain. PaperObjectiveOptions() gives
   // the paper's settings.
@@ -34,7 +35,10 @@ struct ObjectiveOptions {
   // tie-group likelihood: "uniform", "gain", "position", "gain_position",
   // "pairs", "sqrt_pairs".
   std::string pl_ties = "efron";
-  std::string pl_weighting = "position";
+  // "auto": AutoPlWeighting of the training size (plackett_luce/options.h),
+  // made concrete by ResolveAutoObjectiveOptions once the data is read;
+  // unresolved, MakeObjective takes the small-data choice.
+  std::string pl_weighting = "auto";
   bool pl_normalize_queries = false;
   bool pl_diagonal_leaf_step = false;
   bool pl_newton_split_gain = true;  // see PlackettLuceOptions
@@ -58,6 +62,13 @@ ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base);
 // (core/pipeline/linear_trainers.h), which also checks --objective names.
 absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
     const ObjectiveOptions& options);
+
+// `options` with its data-dependent "auto" settings made concrete for the
+// objective it names, from the number of training documents (the Plackett-
+// Luce pick weighting, AutoPlWeighting); other objectives' options are
+// returned unchanged.
+ObjectiveOptions ResolveAutoObjectiveOptions(ObjectiveOptions options,
+                                             int64_t train_documents);
 
 // The names MakeObjective builds, in a stable order.
 std::vector<std::string> TreeObjectives();

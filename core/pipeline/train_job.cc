@@ -27,12 +27,12 @@
 #include "core/data/file_io.h"
 #include "core/data/shard_files.h"
 #include "core/linear/linear_model.h"
-#include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "core/pipeline/auto_learning_rate.h"
 #include "core/pipeline/checkpoint.h"
 #include "core/pipeline/shard_loading.h"
 #include "core/pipeline/training_history.h"
+#include "core/scoring/forest_scorer.h"
 
 namespace plrank {
 namespace {
@@ -549,8 +549,19 @@ absl::StatusOr<TrainSummary> TrainOnData(
   const int64_t all_queries = static_cast<int64_t>(totals[1]);
   const int64_t with_signal = static_cast<int64_t>(totals[2]);
   std::optional<TrainJob> resolved;
-  if (requested_job.auto_learning_rate) {
+  // Loss settings that follow the training size; the artifact records what
+  // "auto" chose.
+  if (ObjectiveOptions concrete = ResolveAutoObjectiveOptions(
+          requested_job.objective, all_documents);
+      concrete.pl_weighting != requested_job.objective.pl_weighting) {
     resolved = requested_job;
+    resolved->objective = concrete;
+    if (resolved->parameters.count("pl_weighting") > 0) {
+      resolved->parameters["pl_weighting"] = concrete.pl_weighting;
+    }
+  }
+  if (requested_job.auto_learning_rate) {
+    if (!resolved) resolved = requested_job;
     resolved->auto_learning_rate = false;
     resolved->booster.learning_rate =
         AutoLearningRate(all_documents, resolved->booster.num_trees);
@@ -821,6 +832,22 @@ absl::StatusOr<TrainSummary> TrainOnData(
                       values_at(*valid_values, report.iteration))));
   };
 
+  if (job.on_iteration) {
+    inputs.stop_after = [&](const IterationReport& report) {
+      IterationMetrics metrics;
+      metrics.iteration = report.iteration;
+      metrics.train_loss = report.train_loss;
+      if (const std::vector<double>* values =
+              values_at(*train_values, report.iteration)) {
+        StoreMetrics(metric_names, *values, &metrics.train);
+      }
+      if (const std::vector<double>* values =
+              values_at(*valid_values, report.iteration)) {
+        StoreMetrics(metric_names, *values, &metrics.valid);
+      }
+      return job.on_iteration(metrics);
+    };
+  }
   // Checkpoints: resume from one, and write one every checkpoint_every
   // iterations (rank 0).
   std::optional<Checkpoint> resumed;

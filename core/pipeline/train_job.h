@@ -63,6 +63,11 @@ struct TrainJob {
   int32_t log_period = 10;
   // Recorded verbatim in the artifact (flag name -> value).
   std::map<std::string, std::string> parameters;
+  // Optional, tree objectives: called after every boosting iteration with
+  // its metrics (train loss; train and valid NDCG at every eval_at cut-off
+  // when they were computed that iteration: always with record_history);
+  // returning true ends training after it. The Python package's callbacks.
+  std::function<bool(const IterationMetrics&)> on_iteration;
   // Distributed training (not owned; null or one rank = single-process):
   // every rank runs the same job and reads only its share of --train and
   // --valid (core/pipeline/shard_loading.h: a {rank} path names one file per

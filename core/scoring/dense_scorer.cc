@@ -19,20 +19,10 @@ constexpr uint8_t kNeverRight = 255;
 
 }  // namespace
 
-bool DenseScorerForest::CpuSupported() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vbmi");
-#else
-  return false;
-#endif
-}
-
 std::optional<DenseScorerForest> DenseScorerForest::Build(
     const Ensemble& model,
     const std::vector<std::vector<uint32_t>>& split_slots) {
-  if (model.trees.empty() || model.num_outputs != 1 || !CpuSupported()) {
+  if (model.trees.empty() || model.num_outputs != 1) {
     return std::nullopt;
   }
   int32_t ranks = 0;

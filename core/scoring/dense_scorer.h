@@ -39,8 +39,8 @@ class DenseScorerForest {
 
   // Built for single-output models whose trees have at most kMaxLeaves
   // leaves, whose nodes test at most kMaxSlots distinct slots with at most
-  // 255 distinct thresholds each, on CPUs with AVX-512 F, BW and VBMI;
-  // otherwise nullopt. split_slots[t][n] is the doubled-row slot internal
+  // 255 distinct thresholds each; otherwise nullopt. The caller checked
+  // that the CPU runs AVX-512 F, BW and VBMI (scoring_kernel.cc). split_slots[t][n] is the doubled-row slot internal
   // node n of tree t tests.
   static std::optional<DenseScorerForest> Build(
       const Ensemble& model,
@@ -70,7 +70,6 @@ class DenseScorerForest {
   };
 
   explicit DenseScorerForest(SlotBins bins) : bins_(std::move(bins)) {}
-  static bool CpuSupported();
   template <size_t kDocs, bool kWide>
   void Accumulate(const uint32_t* const* doc_keys, size_t key_stride,
                   int32_t num_trees, double* sum) const;

@@ -12,8 +12,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/scoring/cache_aligned.h"
 #include "core/model/model_io.h"
+#include "core/scoring/cache_aligned.h"
+#include "core/scoring/cpu_features.h"
 #include "core/scoring/order_key.h"
 #include "core/scoring/row_keys.h"
 #include "core/scoring/tree_walk_step.h"
@@ -159,6 +160,24 @@ std::vector<LaidOutNode> LayOutTree(const Tree& tree) {
 
 absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
                                                   DenseScoring dense) {
+  Options options;
+  options.dense = dense;
+  return Create(model, options);
+}
+
+absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
+                                                  const Options& options) {
+  // An unknown kernel name fails before any work.
+  const absl::string_view forced_name = options.kernel;
+  const ScoringKernel* forced = nullptr;
+  if (!forced_name.empty() && forced_name != kAutoScoringKernel) {
+    forced = FindScoringKernel(forced_name);
+    if (forced == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown scoring kernel '", forced_name, "' (known: ",
+                       kAutoScoringKernel, ", ", ScoringKernelNames(), ")"));
+    }
+  }
   if (absl::Status status = ValidateEnsemble(model); !status.ok()) {
     return status;
   }
@@ -309,17 +328,127 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
     scorer.tree_shallowest_leaf_.push_back(shallowest);
   }
   scorer.tree_block_begin_.push_back(static_cast<int32_t>(model.trees.size()));
-  scorer.quick_ = QuickScorerForest::Build(model, split_slots);
-  scorer.rapid_ = RapidScorerForest::Build(model, split_slots);
-  if (dense == DenseScoring::kAllow) {
+
+  int32_t max_leaves = 0;
+  for (const Tree& tree : model.trees) {
+    max_leaves = std::max(max_leaves, tree.num_leaves());
+  }
+  scorer.shape_ = {model.num_outputs, static_cast<int32_t>(model.trees.size()),
+                   max_leaves, scorer.num_slots()};
+  const CpuFeatures& cpu = CpuFeatures::Detected();
+  if (forced != nullptr) {
+    if (std::string why = forced->incompatibility(scorer.shape_, cpu);
+        !why.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("scoring kernel ", forced->name, " ", why));
+    }
+    if (absl::Status status =
+            scorer.BuildForcedKernel(*forced, model, split_slots);
+        !status.ok()) {
+      return status;
+    }
+    return scorer;
+  }
+  // The chooser: every compatible kernel, each taking the documents it
+  // scores best (see the class comment and AccumulateTrees).
+  const auto compatible = [&](ScoringKernelId id) {
+    return GetScoringKernel(id).incompatibility(scorer.shape_, cpu).empty();
+  };
+  if (compatible(ScoringKernelId::kQuickAvx512)) {
+    scorer.quick_ = QuickScorerForest::Build(model, split_slots, true);
+  } else if (compatible(ScoringKernelId::kQuickAvx2)) {
+    scorer.quick_ = QuickScorerForest::Build(model, split_slots, false);
+  }
+  if (compatible(ScoringKernelId::kRapidAvx512)) {
+    scorer.rapid_ = RapidScorerForest::Build(model, split_slots);
+  }
+  if (options.dense == DenseScoring::kAllow &&
+      compatible(ScoringKernelId::kDenseAvx512Vbmi)) {
     scorer.dense_ = DenseScorerForest::Build(model, split_slots);
   }
-  if (!scorer.quick_.has_value() && model.num_outputs == 1)
+  if (!scorer.quick_.has_value() &&
+      compatible(ScoringKernelId::kChainedWalks)) {
     scorer.BuildChains();
-  if (!scorer.dense_.has_value() && model.num_outputs == 1) {
+  }
+  if (!scorer.dense_.has_value() && compatible(ScoringKernelId::kLaneChains)) {
     scorer.BuildLaneChains();
   }
+  scorer.SetPlan();
   return scorer;
+}
+
+absl::Status ForestScorer::BuildForcedKernel(
+    const ScoringKernel& kernel, const Ensemble& model,
+    const std::vector<std::vector<uint32_t>>& split_slots) {
+  bool built = true;
+  switch (kernel.id) {
+    case ScoringKernelId::kRapidAvx512:
+      rapid_ = RapidScorerForest::Build(model, split_slots);
+      built = rapid_.has_value();
+      break;
+    case ScoringKernelId::kDenseAvx512Vbmi:
+      dense_ = DenseScorerForest::Build(model, split_slots);
+      built = dense_.has_value();
+      break;
+    case ScoringKernelId::kQuickAvx512:
+    case ScoringKernelId::kQuickAvx2:
+      quick_ = QuickScorerForest::Build(
+          model, split_slots, kernel.id == ScoringKernelId::kQuickAvx512);
+      built = quick_.has_value();
+      break;
+    case ScoringKernelId::kChainedWalks:
+      BuildChains();
+      break;
+    case ScoringKernelId::kLaneChains:
+      BuildLaneChains();
+      built = !lane_nodes_.empty();
+      lanes_for_all_ = true;
+      break;
+    case ScoringKernelId::kLockstepWalks:
+      break;
+  }
+  if (!built) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "scoring kernel ", kernel.name,
+        " cannot lay out this model (DenseScorer: at most ",
+        DenseScorerForest::kMaxSlots,
+        " tested slots of at most 255 thresholds each; lane chains: at most "
+        "2^31 nodes)"));
+  }
+  plan_ = {kernel.id};
+  // Documents a kernel leaves (remainders of its groups, tree prefixes for
+  // the chains) walk in lockstep; DenseScorer takes every document.
+  if (kernel.id != ScoringKernelId::kDenseAvx512Vbmi &&
+      kernel.id != ScoringKernelId::kLockstepWalks) {
+    plan_.push_back(ScoringKernelId::kLockstepWalks);
+  }
+  return absl::OkStatus();
+}
+
+void ForestScorer::SetPlan() {
+  plan_.clear();
+  if (rapid_.has_value()) plan_.push_back(ScoringKernelId::kRapidAvx512);
+  if (dense_.has_value()) {
+    // DenseScorer takes every document RapidScorer leaves.
+    plan_.push_back(ScoringKernelId::kDenseAvx512Vbmi);
+    return;
+  }
+  if (quick_.has_value()) {
+    plan_.push_back(quick_->has_avx512() ? ScoringKernelId::kQuickAvx512
+                                         : ScoringKernelId::kQuickAvx2);
+  }
+  if (!chain_nodes_.empty()) plan_.push_back(ScoringKernelId::kChainedWalks);
+  if (!lane_nodes_.empty()) plan_.push_back(ScoringKernelId::kLaneChains);
+  plan_.push_back(ScoringKernelId::kLockstepWalks);
+}
+
+std::string ForestScorer::kernel_plan_name() const {
+  std::string name;
+  for (ScoringKernelId id : plan_) {
+    if (!name.empty()) name += '+';
+    absl::StrAppend(&name, GetScoringKernel(id).name);
+  }
+  return name;
 }
 
 int32_t ForestScorer::ClampTrees(int32_t num_trees) const {
@@ -471,6 +600,15 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
                                    double* out, size_t out_stride,
                                    int32_t num_trees) const {
   const size_t group_slots = kLanes * num_slots();
+  if (lanes_for_all_ && num_trees == this->num_trees()) {
+    thread_local std::vector<uint32_t> record;
+    record.resize(tree_roots_.size() + 1);
+    for (size_t i = 0; i < num_docs; ++i) {
+      LaneChainDocument(doubled + i / kLanes * group_slots + i % kLanes,
+                        out + i, record.data());
+    }
+    return;
+  }
   // RapidScorer takes groups of 64, QuickScorer groups of 16 or 8 of the
   // rest; the rest walk the trees.
   size_t quick_docs = 0;

@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/scoring/cache_aligned.h"
@@ -15,6 +17,7 @@
 #include "core/model/ensemble.h"
 #include "core/scoring/quick_scorer.h"
 #include "core/scoring/rapid_scorer.h"
+#include "core/scoring/scoring_kernel.h"
 
 namespace plrank {
 
@@ -33,15 +36,34 @@ namespace plrank {
 // leaves go through DenseScorerForest instead, two at a time. Every path
 // adds leaf values in tree order, so scores are bit-identical to the
 // reference evaluator. Immutable and thread-safe after Create.
+//
+// Each of these paths is a kernel of scoring_kernel.h (name, compatibility
+// with the model and CPU, preference). By default Create builds the plan of
+// every compatible kernel as above (kernel_plan()); Options::kernel forces
+// one kernel by name, which then scores every document it takes, the rest
+// walking in lockstep (tests and benchmarks compare them; a server can pin
+// one with --scoring_kernel).
 class ForestScorer {
  public:
   // Whether small batches may go through DenseScorerForest (kOff keeps the
   // other paths; tests and benchmarks compare them).
   enum class DenseScoring { kAllow, kOff };
 
+  struct Options {
+    // kAutoScoringKernel ("auto") or empty: the chooser's plan. Else the name
+    // of one kernel (ScoringKernels()): Create fails with InvalidArgument
+    // for an unknown name and FailedPrecondition, giving the reason, when
+    // the kernel cannot score this model on this CPU.
+    std::string kernel;
+    // Only for the chooser's plan (a forced kernel ignores it).
+    DenseScoring dense = DenseScoring::kAllow;
+  };
+
   // Validates `model` (ValidateEnsemble) and flattens it.
   static absl::StatusOr<ForestScorer> Create(
       const Ensemble& model, DenseScoring dense = DenseScoring::kAllow);
+  static absl::StatusOr<ForestScorer> Create(const Ensemble& model,
+                                             const Options& options);
 
   // Documents scored together; rows of a block stay in L2 while a block of
   // trees is walked, and each tree block is read from L3 once per document
@@ -70,6 +92,18 @@ class ForestScorer {
   // most 256 tested slots of at most 255 thresholds each); scores are the
   // same either way, bit for bit.
   bool uses_dense_scorer() const { return dense_.has_value(); }
+  // The kernels that score documents, by decreasing preference: the
+  // chosen (or forced) kernel first, then those taking what it leaves.
+  const std::vector<ScoringKernelId>& kernel_plan() const { return plan_; }
+  // The chosen kernel's name: kernel_plan()'s first.
+  absl::string_view kernel_name() const {
+    return GetScoringKernel(plan_.front()).name;
+  }
+  // "quick_avx2+lane_chains+lockstep_walks": kernel_plan() by name (logs,
+  // model status).
+  std::string kernel_plan_name() const;
+  // What the kernels' compatibility is decided on.
+  const ForestShape& shape() const { return shape_; }
 
   // Raw per-output scores: out[k * num_docs + i]. `rows` is row-major
   // (num_docs x num_features). Uses the first `num_trees` trees (rounded to
@@ -194,6 +228,12 @@ class ForestScorer {
   // The lane chains (see LaneChainDocument), for single-output models the
   // dense path does not take.
   void BuildLaneChains();
+  // Sets plan_ from what Create built.
+  void SetPlan();
+  // Builds what the forced kernel `kernel` needs, or says why it cannot.
+  absl::Status BuildForcedKernel(
+      const ScoringKernel& kernel, const Ensemble& model,
+      const std::vector<std::vector<uint32_t>>& split_slots);
   // Adds all trees to *sum for the document whose doubled row starts at
   // doc_row (slot s at doc_row[s * kLanes]); `record` holds num_trees() + 1
   // entries.
@@ -269,6 +309,11 @@ class ForestScorer {
   std::vector<uint32_t> lane_first_roots_;  // per lane
   uint32_t lane_parking_ = 0;
   int32_t lane_min_rounds_ = 0;
+  // lane_chains forced: every document (with all trees) goes through
+  // LaneChainDocument, not only a group's single remainder.
+  bool lanes_for_all_ = false;
+  ForestShape shape_;
+  std::vector<ScoringKernelId> plan_ = {ScoringKernelId::kLockstepWalks};
 };
 
 }  // namespace plrank

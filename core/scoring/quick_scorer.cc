@@ -19,25 +19,15 @@ constexpr size_t kBlockNodes = 8192;
 
 }  // namespace
 
-bool QuickScorerForest::CpuSupported() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx2");
-#else
-  return false;
-#endif
-}
-
 std::optional<QuickScorerForest> QuickScorerForest::Build(
     const Ensemble& model,
-    const std::vector<std::vector<uint32_t>>& split_slots) {
+    const std::vector<std::vector<uint32_t>>& split_slots, bool avx512) {
   for (const Tree& tree : model.trees) {
     if (tree.num_leaves() > kMaxLeaves) return std::nullopt;
   }
-  if (!CpuSupported() || model.num_outputs > kMaxBlockTrees) {
-    return std::nullopt;
-  }
+  if (model.num_outputs > kMaxBlockTrees) return std::nullopt;
   QuickScorerForest forest;
-  forest.avx512_ = CpuSupportsAvx512();
+  forest.avx512_ = avx512;
   forest.leaf_values_.assign(model.trees.size() * kMaxLeaves, 0.0);
   std::vector<SplitNode> nodes;
   int32_t block_begin = 0;

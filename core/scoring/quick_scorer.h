@@ -30,12 +30,17 @@ class QuickScorerForest {
   static constexpr int32_t kMaxLeaves = 32;
   static constexpr size_t kLanes = 8;
 
-  // Built only when every tree has at most kMaxLeaves leaves and the CPU
-  // runs AVX2; otherwise nullopt. split_slots[t][n] is the doubled-row slot
-  // internal node n of tree t tests.
+  // Outputs (trees per iteration) at most.
+  static constexpr int32_t kMaxOutputs = 512;
+
+  // Built only when every tree has at most kMaxLeaves leaves and the model
+  // at most kMaxOutputs outputs; otherwise nullopt. split_slots[t][n] is the
+  // doubled-row slot internal node n of tree t tests. The caller checked
+  // that the CPU runs AVX2 (scoring_kernel.cc) and, with `avx512`, AVX-512
+  // F and CD (AccumulateGroup16).
   static std::optional<QuickScorerForest> Build(
       const Ensemble& model,
-      const std::vector<std::vector<uint32_t>>& split_slots);
+      const std::vector<std::vector<uint32_t>>& split_slots, bool avx512);
 
   // Adds trees [0, num_trees) (whole blocks or a prefix) for 8 documents in
   // `group_rows` (interleaved doubled rows): to sum[d] when num_outputs ==
@@ -44,7 +49,7 @@ class QuickScorerForest {
                        int32_t num_outputs, double* sum, double* out,
                        size_t out_stride) const;
 
-  // True when the CPU runs AVX-512 (F and CD), so AccumulateGroup16 may be
+  // True when built for AVX-512 (F and CD), so AccumulateGroup16 may be
   // called.
   bool has_avx512() const { return avx512_; }
   // As AccumulateGroup for 16 documents: the interleaved groups at
@@ -80,11 +85,9 @@ class QuickScorerForest {
   };
 
   // Trees per block at most, so their leaf masks fit on the stack.
-  static constexpr int32_t kMaxBlockTrees = 512;
+  static constexpr int32_t kMaxBlockTrees = kMaxOutputs;
 
   QuickScorerForest() = default;
-  static bool CpuSupported();
-  static bool CpuSupportsAvx512();
   // Appends `tree`'s split nodes to `nodes` and stores its leaf values in
   // left-to-right order at leaf_values_[tree_index * kMaxLeaves].
   void AppendTree(const Tree& tree, size_t tree_index,

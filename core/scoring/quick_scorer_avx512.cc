@@ -12,15 +12,6 @@
 
 namespace plrank {
 
-bool QuickScorerForest::CpuSupportsAvx512() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512cd");
-#else
-  return false;
-#endif
-}
-
 #if defined(__x86_64__) && defined(__GNUC__)
 // GCC 12's AVX-512 insert/extract/gather intrinsics start from
 // _mm512_undefined_*(), which -Wmaybe-uninitialized flags falsely.

@@ -22,16 +22,6 @@ constexpr size_t kBlockMaskBytes = 256 * 1024;
 
 }  // namespace
 
-bool RapidScorerForest::CpuSupported() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512bitalg");
-#else
-  return false;
-#endif
-}
-
 std::optional<RapidScorerForest> RapidScorerForest::Build(
     const Ensemble& model,
     const std::vector<std::vector<uint32_t>>& split_slots) {
@@ -40,7 +30,7 @@ std::optional<RapidScorerForest> RapidScorerForest::Build(
     max_leaves = std::max(max_leaves, tree.num_leaves());
   }
   if (model.trees.empty() || model.num_outputs != 1 ||
-      max_leaves > kMaxLeaves || !CpuSupported()) {
+      max_leaves > kMaxLeaves) {
     return std::nullopt;
   }
   RapidScorerForest forest;

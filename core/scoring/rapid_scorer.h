@@ -43,8 +43,9 @@ class RapidScorerForest {
   static constexpr size_t kLanes = 8;
 
   // Built only for single-output models whose trees have at most kMaxLeaves
-  // leaves, on CPUs running AVX-512 F, BW and BITALG; otherwise nullopt. split_slots[t][n]
-  // is the doubled-row slot internal node n of tree t tests.
+  // leaves; otherwise nullopt. The caller checked that the CPU runs
+  // AVX-512 F, BW and BITALG (scoring_kernel.cc). split_slots[t][n] is the
+  // doubled-row slot internal node n of tree t tests.
   static std::optional<RapidScorerForest> Build(
       const Ensemble& model,
       const std::vector<std::vector<uint32_t>>& split_slots);
@@ -86,7 +87,6 @@ class RapidScorerForest {
   };
 
   RapidScorerForest() = default;
-  static bool CpuSupported();
   // Appends `tree`'s entries and stores its leaf values in left-to-right
   // order at leaf_values_[tree_index * leaf_stride_].
   void AppendTree(const Tree& tree, size_t tree_index, uint32_t tree_in_block,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/scoring/cpu_features.h"
 #include "core/scoring/order_key.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -10,13 +11,7 @@
 
 namespace plrank::internal {
 
-bool CpuHasAvx2ForRowKeys() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx2");
-#else
-  return false;
-#endif
-}
+bool CpuHasAvx2ForRowKeys() { return CpuFeatures::Detected().avx2; }
 
 void KeyGroupScalar(const float* rows, size_t row_stride, size_t docs,
                     const int32_t* features, size_t count, uint32_t low_missing,

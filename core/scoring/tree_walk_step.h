@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include "core/scoring/cpu_features.h"
+
 namespace plrank::internal {
 
 // A leaf's threshold: no value key exceeds it (keys of real values are at
@@ -42,11 +44,8 @@ inline void KeepScalar(double& x) {
 // Whether the CPU has BMI1 and BMI2 (bextr, shrx: field extraction in one
 // instruction each, without copies), which StepHeldNode<..., true> needs.
 inline bool CpuHasBmi2() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
-#else
-  return false;
-#endif
+  const CpuFeatures& cpu = CpuFeatures::Detected();
+  return cpu.bmi && cpu.bmi2;
 }
 
 // Runs `walk`, a lambda templated on <bool kBmi2> that steps with

@@ -107,6 +107,28 @@ def apt_installed_packages(run_text):
     return packages
 
 
+def dockerignore_errors(source_dir, copied):
+    """Context COPY sources that .dockerignore leaves out of the build
+    context ("no items matching" at build time). Understands the file's
+    form: `**` first, then `!name` lines re-including top-level entries."""
+    path = os.path.join(source_dir, ".dockerignore")
+    if not os.path.exists(path):
+        return []
+    lines = [line.strip() for line in open(path)
+             if line.strip() and not line.lstrip().startswith("#")]
+    if not lines or lines[0] != "**":
+        return []
+    included = {os.path.normpath(line[1:].strip("/")) for line in lines
+                if line.startswith("!")}
+    errors = []
+    for source in sorted(copied):
+        top = source.split("/")[0]
+        if source != "." and top not in included and source not in included:
+            errors.append(f".dockerignore leaves out '{source}', which the "
+                          "build stage COPYs (add !{top})")
+    return errors
+
+
 def copy_sources(argument):
     """(from_stage or None, [sources], dest) of a COPY instruction."""
     if argument.startswith("["):
@@ -218,10 +240,15 @@ def check(dockerfile_text, source_dir, bin_dir):
             if kw in ("COPY", "ADD"):
                 _, sources, _ = copy_sources(arg)
                 copied.update(os.path.normpath(s) for s in sources)
+        errors.extend(dockerignore_errors(source_dir, copied))
         top = open(os.path.join(source_dir, "CMakeLists.txt")).read()
         needed = {"CMakeLists.txt", "scripts"}
-        for sub in re.findall(r"add_subdirectory\(\s*([\w/.-]+)", top):
+        # Subdirectories and included files of ours (include(cmake/x.cmake));
+        # include(GNUInstallDirs) and the like are CMake's own modules.
+        for sub in re.findall(r"(?:add_subdirectory|include)\(\s*([\w/.-]+)", top):
             first = sub.split("/")[0]
+            if not os.path.isdir(os.path.join(source_dir, first)):
+                continue
             option = OPTIONAL_SUBDIRS.get(first)
             if option and (option[0] in disabled or
                            (not option[1] and option[0] not in enabled)):

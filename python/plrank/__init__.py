@@ -38,7 +38,15 @@ _add_stub_portions()
 
 from plrank import _core  # noqa: E402
 
-__all__ = ["Model", "load_model", "read_letor", "train", "param_names"]
+__all__ = ["Model", "PLRanker", "load_model", "read_letor", "train", "param_names"]
+
+
+def __getattr__(name: str) -> Any:
+    # plrank.PLRanker needs scikit-learn; plain plrank does not.
+    if name == "PLRanker":
+        from plrank.sklearn import PLRanker
+        return PLRanker
+    raise AttributeError(f"module 'plrank' has no attribute {name!r}")
 __version__ = "0.1.0"
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -104,6 +112,32 @@ class Model:
             raise ValueError(f"X must be 2-D (documents x features), not {x.ndim}-D")
         return self._core.predict_array(x)
 
+    def explain(self, data: Union[PathLike, npt.ArrayLike]) -> np.ndarray:
+        """Feature contributions (path-dependent TreeSHAP, exactly what the
+        server's Explain returns), one row per document: columns 0..F-1 are
+        features 1..F (LETOR numbering), the last column the bias (expected
+        score); each row adds up to the document's score, as LightGBM's
+        predict(pred_contrib=True). data: a 2-D array (documents x model
+        features, NaN = missing) or a LETOR file (rows in its line order, as
+        plrank-eval --contributions_out writes them)."""
+        if isinstance(data, (str, os.PathLike)):
+            x, _, _ = read_letor(data, self.num_features)
+        else:
+            x = np.ascontiguousarray(data, dtype=np.float32)
+            if x.ndim != 2:
+                raise ValueError(f"X must be 2-D (documents x features), not {x.ndim}-D")
+        return self._core.explain_array(np.ascontiguousarray(x, dtype=np.float32))
+
+    def dump_json(self) -> Dict[str, Any]:
+        """The model as plrank-eval --dump_format=json writes it (schema in
+        docs/lightgbm-habits.md)."""
+        return json.loads(self._core.dump_json())
+
+    @property
+    def feature_names(self) -> List[str]:
+        """Feature names (index f names LETOR feature f + 1; may be empty)."""
+        return list(self._core.feature_names)
+
     def save(self, path: PathLike) -> None:
         """Writes the model file plrank-train writes, atomically (temp file,
         fsync, rename); a path that exists and is not a regular file is
@@ -158,9 +192,13 @@ class Model:
                 f"features={self.num_features})")
 
 
+Callback = Callable[[int, Dict[str, Any]], Optional[bool]]
+
+
 def train(params: Optional[Mapping[str, ParamValue]], train: Data,
           valid: Optional[Data] = None, *,
-          log: Optional[Callable[[str], None]] = None) -> Model:
+          log: Optional[Callable[[str], None]] = None,
+          callbacks: Optional[Sequence[Callback]] = None) -> Model:
     """Trains a model as plrank-train does.
 
     params: plrank-train's flags by name, with its defaults (objective,
@@ -173,6 +211,12 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
       documents per query in order.
     log: receives the progress lines (default: print them); quiet=True
       silences them.
+    callbacks: functions called after every boosting iteration as
+      f(iteration, info), iteration 1-based, info {"train_loss": float,
+      "train": {"ndcg@10": ...}, "valid": {...}}; one returning True stops
+      training after that iteration (the model keeps the iterations run). An
+      exception in a callback stops training and is raised. Tree objectives
+      only.
     """
     values: List[Tuple[str, str]] = []
     for name, value in (params or {}).items():
@@ -181,11 +225,21 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
         values.append((name, _flag_value(name, value)))
     quiet = any(n == "quiet" and v == "true" for n, v in values)
     sink = None if quiet else (log if log is not None else print)
+    callback = None
+    if callbacks:
+        funcs = list(callbacks)
+
+        def callback(iteration: int, info: Dict[str, Any]) -> bool:
+            stop = False
+            for f in funcs:
+                stop = bool(f(iteration, info)) or stop
+            return stop
     core, ignored = _core.train(values, _data_arg("train", train),
                                 None if valid is None else _data_arg("valid", valid),
-                                sink)
+                                sink, callback)
     if ignored:
-        warnings.warn(f"objective {core.objective!r} ignores {', '.join(ignored)}",
+        names = ", ".join(name.lstrip("-") for name in ignored)
+        warnings.warn(f"objective {core.objective!r} ignores {names}",
                       stacklevel=2)
     return Model(core)
 

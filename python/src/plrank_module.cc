@@ -23,6 +23,9 @@
 #include "absl/strings/str_format.h"
 #include "core/data/dataset.h"
 #include "core/data/letor_reader.h"
+#include "core/explain/ensemble_explainer.h"
+#include "core/metrics/evaluation.h"
+#include "core/model/model_json.h"
 #include "core/model/feature_importance.h"
 #include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
@@ -170,6 +173,18 @@ class Model {
 
   const Ensemble& ensemble() const { return ensemble_; }
   const std::string& history_json() const { return history_json_; }
+  // Names do not change scores: the scorer (if built) stays valid.
+  void set_feature_names(std::vector<std::string> names) {
+    ensemble_.feature_names = std::move(names);
+  }
+
+  const EnsembleExplainer& explainer() {
+    if (!explainer_) {
+      explainer_ = std::make_unique<EnsembleExplainer>(
+          ValueOrThrow(EnsembleExplainer::Create(ensemble_)));
+    }
+    return *explainer_;
+  }
 
   const ForestScorer& scorer() {
     if (!scorer_) {
@@ -183,6 +198,7 @@ class Model {
   Ensemble ensemble_;
   std::string history_json_;
   std::unique_ptr<ForestScorer> scorer_;
+  std::unique_ptr<EnsembleExplainer> explainer_;
 };
 
 py::array_t<double> ToArray(const std::vector<double>& values) {
@@ -243,6 +259,52 @@ py::array_t<double> PredictArray(Model& model, const FloatMatrix& x) {
   return out;
 }
 
+// Contributions (TreeSHAP, as the server's Explain) of the rows of X:
+// documents x (model features + 1), the last column the bias.
+py::array_t<double> ExplainArray(Model& model, const FloatMatrix& x) {
+  const int32_t width = model.ensemble().num_features;
+  if (x.ndim() != 2 || x.shape(1) != width) {
+    ThrowStatus(absl::InvalidArgumentError(absl::StrFormat(
+        "X must be 2-D with %d feature columns (the model's features)",
+        width)));
+  }
+  const EnsembleExplainer& explainer = model.explainer();
+  const size_t n = static_cast<size_t>(x.shape(0));
+  std::vector<double> values;
+  {
+    py::gil_scoped_release release;
+    values = explainer.ExplainRows(
+        absl::Span<const float>(x.data(), n * static_cast<size_t>(width)), n,
+        static_cast<size_t>(width));
+  }
+  const size_t columns = static_cast<size_t>(width) + 1;
+  py::array_t<double> out({n, columns});
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+// Mean NDCG@k of scores over the queries of (y, group_sizes), as
+// plrank-eval computes it (empty_query_ndcg one).
+double MeanNdcg(const DoubleVector& y, const Int64Vector& groups,
+                const DoubleVector& scores, int32_t k) {
+  if (k <= 0) {
+    ThrowStatus(absl::InvalidArgumentError(
+        absl::StrCat("k=", k, " is not a positive cut-off")));
+  }
+  const size_t n = static_cast<size_t>(y.shape(0));
+  if (static_cast<size_t>(scores.shape(0)) != n) {
+    ThrowStatus(absl::InvalidArgumentError(absl::StrFormat(
+        "%d scores for %d labels", scores.shape(0), n)));
+  }
+  FloatMatrix none(std::vector<py::ssize_t>{static_cast<py::ssize_t>(n), 1});
+  std::fill_n(none.mutable_data(), n, 0.0f);
+  const Dataset data = DatasetFromArrays("y", none, y, groups);
+  const std::vector<MetricSpec> specs = {{MetricSpec::Kind::kNdcg, k}};
+  return Evaluate(data, absl::Span<const double>(scores.data(), n), specs,
+                  MetricOptions())
+      .means.front();
+}
+
 // What plrank.train returns to the Python wrapper.
 struct TrainResult {
   std::shared_ptr<Model> model;
@@ -254,9 +316,12 @@ using DataArg = std::variant<std::string, py::tuple>;
 
 // params: (plrank-train flag name, value in the flag's syntax). `log`
 // receives the progress lines (none with quiet=true).
+// `callback` (optional): (iteration, {"train_loss": ..., "train": {...},
+// "valid": {...}}) after every iteration; a true result stops training.
 TrainResult Train(const std::vector<std::pair<std::string, std::string>>& params,
                   const DataArg& train, const std::optional<DataArg>& valid,
-                  const std::function<void(const std::string&)>& log) {
+                  const std::function<void(const std::string&)>& log,
+                  const py::object& callback) {
   std::vector<std::pair<std::string, std::string>> all = params;
   // The artifact records --train / --valid as plrank-train does.
   if (const auto* path = std::get_if<std::string>(&train)) {
@@ -265,6 +330,10 @@ TrainResult Train(const std::vector<std::pair<std::string, std::string>>& params
   if (valid) {
     if (const auto* path = std::get_if<std::string>(&*valid)) {
       all.emplace_back("valid", *path);
+    } else {
+      // Arrays: the job still has a validation set (early stopping checks
+      // for one); the name only appears in log lines and the artifact.
+      all.emplace_back("valid", "(arrays)");
     }
   }
   TrainResult result;
@@ -309,6 +378,28 @@ TrainResult Train(const std::vector<std::pair<std::string, std::string>>& params
           log_error = std::move(error);
         }
       };
+  std::optional<py::error_already_set> callback_error;
+  if (!callback.is_none()) {
+    job.on_iteration = [&callback, &callback_error](
+                           const IterationMetrics& metrics) {
+      py::gil_scoped_acquire acquire;
+      if (callback_error) return true;
+      try {
+        py::dict train_metrics;
+        for (const auto& [name, value] : metrics.train) train_metrics[py::str(name)] = value;
+        py::dict valid_metrics;
+        for (const auto& [name, value] : metrics.valid) valid_metrics[py::str(name)] = value;
+        py::dict info;
+        info["train_loss"] = metrics.train_loss;
+        info["train"] = train_metrics;
+        info["valid"] = valid_metrics;
+        return py::bool_(callback(metrics.iteration, info)).cast<bool>();
+      } catch (py::error_already_set& error) {
+        callback_error = std::move(error);
+        return true;  // stop; the exception is raised afterwards
+      }
+    };
+  }
   absl::StatusOr<TrainSummary> summary;
   {
     py::gil_scoped_release release;
@@ -334,6 +425,7 @@ TrainResult Train(const std::vector<std::pair<std::string, std::string>>& params
                          /*record_history=*/true, log_line);
     }();
   }
+  if (callback_error) throw std::move(*callback_error);
   if (log_error) throw std::move(*log_error);
   if (!summary.ok()) ThrowStatus(summary.status());
   std::string history = TrainingHistoryJson(summary->model, summary->history);
@@ -372,6 +464,10 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("history_json", &Model::history_json)
       .def("predict_file", &pp::PredictFile, py::arg("path"))
       .def("predict_array", &pp::PredictArray, py::arg("x"))
+      .def("explain_array", &pp::ExplainArray, py::arg("x"))
+      .def("set_feature_names", &Model::set_feature_names, py::arg("names"))
+      .def("dump_json",
+           [](const Model& model) { return plrank::DumpModelJson(model.ensemble()); })
       .def(
           "feature_importance",
           [](const Model& model, bool by_gain) {
@@ -428,11 +524,16 @@ PYBIND11_MODULE(_core, m) {
       "train",
       [](const std::vector<std::pair<std::string, std::string>>& params,
          const pp::DataArg& train, const std::optional<pp::DataArg>& valid,
-         const std::function<void(const std::string&)>& log) {
-        pp::TrainResult result = pp::Train(params, train, valid, log);
+         const std::function<void(const std::string&)>& log,
+         const py::object& callback) {
+        pp::TrainResult result = pp::Train(params, train, valid, log, callback);
         return py::make_tuple(result.model, result.ignored);
       },
-      py::arg("params"), py::arg("train"), py::arg("valid"), py::arg("log"));
+      py::arg("params"), py::arg("train"), py::arg("valid"), py::arg("log"),
+      py::arg("callback") = py::none());
+
+  m.def("mean_ndcg", &pp::MeanNdcg, py::arg("y"), py::arg("group_sizes"),
+        py::arg("scores"), py::arg("k"));
 
   m.def("train_param_names", &plrank::cli::TrainFlagNames);
 }

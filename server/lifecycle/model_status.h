@@ -40,6 +40,13 @@ struct ModelMetadata {
   // "identity" (one output) or "expected_relevance" (softmax over graded
   // outputs).
   std::string score_transform;
+  // The scoring kernel chosen (or forced) for this version, and every
+  // kernel of its plan ("quick_avx2+lane_chains+lockstep_walks";
+  // core/scoring/scoring_kernel.h).
+  std::string scoring_kernel;
+  std::string scoring_kernel_plan;
+  // Empty or one name per feature, as the model file stores them.
+  std::vector<std::string> feature_names;
 };
 
 struct VersionStatus {

@@ -74,12 +74,15 @@ const char* TransformName(ScoreTransform transform) {
 
 absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
     const std::string& model, int64_t version, const std::string& model_file,
-    const std::string& bytes, ServableVersion::ReleaseHook on_release) {
+    const std::string& bytes, ServableVersion::ReleaseHook on_release,
+    const std::string& scoring_kernel) {
   absl::StatusOr<ParsedModelFile> parsed =
       ParseModelFile(bytes, absl::StrCat("model file ", model_file));
   if (!parsed.ok()) return parsed.status();
   const Ensemble* ensemble = &parsed->model;
-  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*ensemble);
+  ForestScorer::Options scoring;
+  scoring.kernel = scoring_kernel;
+  absl::StatusOr<ForestScorer> scorer = ForestScorer::Create(*ensemble, scoring);
   if (!scorer.ok()) {
     return absl::Status(scorer.status().code(),
                         absl::StrCat("model file ", model_file, ": ",
@@ -95,9 +98,12 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
   metadata.num_outputs = static_cast<uint32_t>(ensemble->num_outputs);
   metadata.score_transform = TransformName(ensemble->transform);
   metadata.has_linear_weights = !ensemble->linear_weights.empty();
+  metadata.feature_names = ensemble->feature_names;
   metadata.created_unix_seconds = ensemble->created_unix_seconds;
   metadata.file_bytes = bytes.size();
   metadata.checksum = absl::StrFormat("%016x", parsed->checksum);
+  metadata.scoring_kernel = std::string(scorer->kernel_name());
+  metadata.scoring_kernel_plan = scorer->kernel_plan_name();
   AddTrainingMetrics(*ensemble, &metadata);
   // Prepared at load, like the scorer: Explain requests only read it. A
   // model it cannot explain still serves Rank and Evaluate.
@@ -170,12 +176,13 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>>
 LoadServableVersionFromBytes(const std::string& model, int64_t version,
                              const std::string& model_file,
                              const std::string& bytes,
-                             ServableVersion::ReleaseHook on_release) {
+                             ServableVersion::ReleaseHook on_release,
+                             const std::string& scoring_kernel) {
   // The load boundary: whatever the file declares, allocation failures end
   // here as a FAILED version instead of terminating the server.
   try {
     return LoadUnguarded(model, version, model_file, bytes,
-                         std::move(on_release));
+                         std::move(on_release), scoring_kernel);
   } catch (const std::bad_alloc&) {
     return OutOfMemory(model_file, "allocation failed");
   } catch (const std::length_error&) {

@@ -87,7 +87,8 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>>
 LoadServableVersionFromBytes(const std::string& model, int64_t version,
                              const std::string& model_file,
                              const std::string& bytes,
-                             ServableVersion::ReleaseHook on_release = {});
+                             ServableVersion::ReleaseHook on_release = {},
+                             const std::string& scoring_kernel = "auto");
 
 }  // namespace plrank::server
 

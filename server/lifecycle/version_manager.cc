@@ -292,7 +292,7 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
   absl::StatusOr<std::shared_ptr<const ServableVersion>> loaded =
       bytes.ok() ? LoadServableVersionFromBytes(
                        model.disk.name, version.version, version.model_file,
-                       *bytes, MakeReleaseHook())
+                       *bytes, MakeReleaseHook(), options_.scoring_kernel)
                  : bytes.status();
   bytes = std::string();  // the servable keeps no copy of the file
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
@@ -330,6 +330,8 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
             {"features", absl::StrCat(metadata.num_features)},
             {"objective", metadata.objective},
             {"checksum", metadata.checksum},
+            {"scoring_kernel", metadata.scoring_kernel},
+            {"scoring_kernels", metadata.scoring_kernel_plan},
             {"load_seconds", absl::StrCat(seconds)}});
   if (options_.observer != nullptr) {
     options_.observer->OnVersionAvailable(*record.servable);

@@ -26,6 +26,8 @@ struct VersionManagerOptions {
   // Optional ServerConfig (text format), re-read at every scan.
   std::string config_file;
   LifecycleObserver* observer = nullptr;  // optional, not owned
+  // ForestScorer::Options::kernel for every version: "auto" or a kernel name.
+  std::string scoring_kernel = "auto";
 };
 
 // What one scan changed.

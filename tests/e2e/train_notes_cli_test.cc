@@ -61,13 +61,14 @@ TEST_F(TrainNotesTest, FeatureNamesFromAFileReachDumpAndImportance) {
   CommandResult dump =
       RunCommand({BinPath("plrank-eval"), "--model=" + model, "--dump"});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  EXPECT_THAT(dump.out, HasSubstr("numbered from 0 below: f0 is feature 1"));
+  EXPECT_THAT(dump.out, HasSubstr("numbered from 1, as in LETOR files"));
   // At least one split on a named feature appears with its name; an
   // unnamed one appears bare.
   EXPECT_THAT(dump.out,
-              ::testing::AnyOf(HasSubstr("f0[bm25]"), HasSubstr("f1[pagerank]"),
-                               HasSubstr("f3[clicks]")));
-  EXPECT_THAT(dump.out, Not(HasSubstr("f2[")));
+              ::testing::AnyOf(HasSubstr("feature 1[bm25]"),
+                               HasSubstr("feature 2[pagerank]"),
+                               HasSubstr("feature 4[clicks]")));
+  EXPECT_THAT(dump.out, Not(HasSubstr("feature 3[")));
   CommandResult importance =
       RunCommand({BinPath("plrank-eval"), "--model=" + model, "--importance"});
   ASSERT_EQ(importance.exit_code, 0) << importance.err;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -279,6 +280,48 @@ TEST_F(ExplainTest, TrainedModelContributionsSumToTheRankedScore) {
       EXPECT_EQ(top->documents(i).score(), explained->documents(i).score());
     }
     EXPECT_EQ(top->bias(), explained->bias());
+  }
+}
+
+// Offline explanations (plrank-eval --contributions_out, and so the Python
+// package's Model.explain, which run the same EnsembleExplainer) equal the
+// server's Explain bit for bit: column f of a line is the RPC's feature
+// f - 1 (the file numbers features from 1, as LETOR files do).
+TEST_F(ExplainTest, OfflineContributionsEqualTheServersExplain) {
+  const std::string out = dir_->File("contributions.txt");
+  const CommandResult eval = RunCommand(
+      {BinPath("plrank-eval"), "--model=" + dir_->File("models/demo/1/model.pb"),
+       "--data=" + TestData(), "--contributions_out=" + out});
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  std::vector<std::vector<double>> offline;
+  for (absl::string_view line :
+       absl::StrSplit(ReadWholeFile(out), '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "#")) continue;
+    std::vector<double>& values = offline.emplace_back();
+    for (absl::string_view field : absl::StrSplit(line, ' ')) {
+      ASSERT_TRUE(absl::SimpleAtod(field, &values.emplace_back())) << field;
+    }
+    ASSERT_EQ(values.size(), 21u);
+  }
+  const Dataset data = ReadTestData();
+  ASSERT_EQ(offline.size(), data.num_documents());
+  for (size_t q = 0; q < data.num_queries(); ++q) {
+    absl::StatusOr<v1::ExplainResponse> explained =
+        client_->ExplainQuery(kDemo, data, q);
+    ASSERT_TRUE(explained.ok()) << explained.status();
+    for (int i = 0; i < explained->documents_size(); ++i) {
+      const std::vector<double>& line = offline[data.query_begin(q) + i];
+      EXPECT_EQ(line.back(), explained->bias());
+      std::vector<double> served(20, 0.0);
+      for (const v1::FeatureContribution& c :
+           explained->documents(i).contributions()) {
+        served[c.feature()] = c.contribution();
+      }
+      for (size_t f = 0; f < 20; ++f) {
+        EXPECT_EQ(line[f], served[f]) << "query " << q << " doc " << i
+                                      << " feature " << f + 1;
+      }
+    }
   }
 }
 

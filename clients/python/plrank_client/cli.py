@@ -23,7 +23,7 @@ from typing import List, Optional, Sequence, TextIO
 import grpc
 
 from .client import RankerClient
-from .errors import (InvalidArgumentError, PermissionDeniedError, PlrankError,
+from .errors import (InvalidArgumentError, PlrankError,
                      error_for_code)
 from .formatting import (format_model_list, format_model_status, format_score,
                          format_shadow_status)
@@ -136,20 +136,15 @@ def _read_data_for_model(client: RankerClient, args) -> LetorFile:
             f"{args.data}: cannot open: {os.strerror(error.errno)}") from None
     width = args.num_features
     if width == 0:
-        try:
-            status = client.status(args.model)
-        except PermissionDeniedError as error:
-            # GetModelStatus is an admin RPC; ranking needs no admin rights.
-            raise PermissionDeniedError(
-                f"{error.details} (or pass --num_features=N to read the data "
-                "without asking)") from None
-        version = status.resolve(args.version, args.label)
-        width = version.metadata.num_features if version.metadata else 0
+        # GetModelMetadata is not an admin RPC: this works from any host.
+        metadata = client.metadata(args.model, version=args.version or None,
+                                   label=args.label or None)
+        width = metadata.num_features
         if width <= 0:
             raise error_for_code(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"the server reports no feature count for model {args.model} "
-                f"version {version.version}; pass --num_features")
+                f"version {metadata.model_version}; pass --num_features")
     try:
         return read_letor(args.data, width)
     except LetorError as error:
@@ -364,9 +359,24 @@ def _validated(argv: Sequence[str]):
     return args
 
 
+def _asks_program_version(argv: Sequence[str]) -> bool:
+    """A bare --version with no value after it, as every C++ program takes
+    it (--version=N and --version N still pin a model version)."""
+    for i, arg in enumerate(argv):
+        if arg == "--version":
+            following = argv[i + 1] if i + 1 < len(argv) else ""
+            return not following.lstrip("-").isdigit()
+    return False
+
+
 def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if _asks_program_version(argv):
+        from . import __version__
+        out.write(f"{PROGRAM} {__version__}\n")
+        return 0
     try:
-        args = _validated(sys.argv[1:] if argv is None else argv)
+        args = _validated(argv)
         client = RankerClient(
             args.target, timeout=args.deadline_seconds,
             evaluate_timeout=args.evaluate_deadline_seconds,

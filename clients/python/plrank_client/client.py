@@ -281,6 +281,18 @@ class RankerClient:
                 method="Evaluate", target=self.target)
         return evaluate_result(response)
 
+    def metadata(self, model: str, *, version: Optional[int] = None,
+                 label: Optional[str] = None,
+                 timeout: Optional[float] = None):
+        """The public metadata (plrank.v1.GetModelMetadataResponse) of the
+        version `model` resolves to: num_features, feature_names,
+        num_outputs, score_transform, available_versions, labels. Not an
+        admin RPC: answered to callers on any host."""
+        return self._call("GetModelMetadata",
+                          ranker_pb2.GetModelMetadataRequest(
+                              model_spec=self.model_spec(model, version, label)),
+                          timeout)
+
     def status(self, model: str, *, timeout: Optional[float] = None) -> ModelStatus:
         """Versions of `model` with their state, labels and metadata, and
         its shadow scoring summary (`shadow`) when one is configured."""

@@ -30,6 +30,11 @@ const char* PlTiesName(PlTies ties) {
   return "?";
 }
 
+PlWeighting AutoPlWeighting(int64_t train_documents) {
+  return train_documents >= kAutoPlWeightingDocuments ? PlWeighting::kPosition
+                                                      : PlWeighting::kUniform;
+}
+
 absl::StatusOr<PlWeighting> ParsePlWeighting(const std::string& name) {
   if (name == "uniform") return PlWeighting::kUniform;
   if (name == "gain") return PlWeighting::kGain;

@@ -120,6 +120,13 @@ TEST(DatagenRegimes, ShortBinaryIsClickLike) {
   EXPECT_LT(stats.queries_without_relevant, 0.45);
 }
 
+TEST(DatagenRegimes, SmallIsAFewThousandGradedDocuments) {
+  const DatasetStats stats = StatsOf("small", 100);
+  EXPECT_NEAR(stats.docs_per_query_mean, 25, 4);
+  EXPECT_LE(stats.num_documents, 3200);
+  ExpectShares(stats, {0.45, 0.30, 0.15, 0.07, 0.03});
+}
+
 TEST(DatagenRegimes, StatisticsHoldForOtherSeeds) {
   for (uint64_t seed : {2, 3}) {
     EXPECT_NEAR(StatsOf("sparse", 600, seed).relevant_share, 0.03, 0.005);

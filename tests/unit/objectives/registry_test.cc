@@ -113,5 +113,28 @@ TEST(RegistryTest, ObjectivesDeclareTheirSplitGain) {
   }
 }
 
+// --pl_weighting=auto: uniform pick weights below 25,000 training documents,
+// position weights from there on; only PLRank's options change.
+TEST(RegistryTest, AutoPickWeightingFollowsTheTrainingSize) {
+  const ObjectiveOptions defaults;
+  EXPECT_EQ(defaults.pl_weighting, "auto");
+  EXPECT_EQ(ResolveAutoObjectiveOptions(defaults, 24'999).pl_weighting,
+            "uniform");
+  EXPECT_EQ(ResolveAutoObjectiveOptions(defaults, 25'000).pl_weighting,
+            "position");
+  ObjectiveOptions chosen;
+  chosen.pl_weighting = "gain";
+  EXPECT_EQ(ResolveAutoObjectiveOptions(chosen, 1'000'000).pl_weighting, "gain");
+  ObjectiveOptions lambdamart;
+  lambdamart.name = "lambdamart";
+  EXPECT_EQ(ResolveAutoObjectiveOptions(lambdamart, 1'000'000).pl_weighting,
+            "auto");
+  // Unresolved, "auto" still builds (the small-data choice).
+  EXPECT_TRUE(MakeObjective(defaults).ok());
+  ObjectiveOptions bad;
+  bad.pl_weighting = "sometimes";
+  EXPECT_FALSE(MakeObjective(bad).ok());
+}
+
 }  // namespace
 }  // namespace plrank

@@ -11,10 +11,13 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/model/ensemble.h"
+#include "core/scoring/cpu_features.h"
 #include "core/scoring/forest_scorer.h"
+#include "core/scoring/scoring_kernel.h"
 #include "gtest/gtest.h"
 #include "tests/testing/random_model.h"
 #include "tests/testing/scorer_reference.h"
@@ -22,11 +25,21 @@
 namespace plrank {
 namespace {
 
-bool CpuRunsDenseScorer() {
-  return __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vbmi");
+// Empty when this CPU runs DenseScorer, else why not (the kernel's own
+// requirement, scoring_kernel.cc).
+std::string CpuLacksForDenseScorer() {
+  ForestShape any_model;
+  any_model.num_trees = 1;
+  return GetScoringKernel(ScoringKernelId::kDenseAvx512Vbmi)
+      .incompatibility(any_model, CpuFeatures::Detected());
 }
+bool CpuRunsDenseScorer() { return CpuLacksForDenseScorer().empty(); }
+
+// The DenseScorer path's own tests say so when this CPU cannot run it (the
+// other kernels are compared on the same models in scoring_kernels_test.cc).
+#define SKIP_WITHOUT_DENSE_SCORER()                                   \
+  if (!CpuRunsDenseScorer())                                          \
+  GTEST_SKIP() << "dense_avx512_vbmi " << CpuLacksForDenseScorer()
 
 // Forests of 130 trees (two whole 64-tree groups and a partial one) whose
 // largest tree has 1, 2, 9, 31 or 32 leaves, single-leaf trees among them,
@@ -35,6 +48,7 @@ bool CpuRunsDenseScorer() {
 // after 64-document groups or without), tree prefixes inside and across
 // groups; the same with the dense path off.
 TEST(ForestScorerDenseTest, MatchesReferenceEveryBatchSize) {
+  SKIP_WITHOUT_DENSE_SCORER();
   std::mt19937_64 rng(3131);
   const int32_t split_features = 9;
   for (int32_t max_leaves : {1, 2, 9, 31, 32}) {
@@ -80,6 +94,7 @@ TEST(ForestScorerDenseTest, MatchesReferenceEveryBatchSize) {
 // them, or are missing. 255 distinct thresholds fit a byte's bins; 256 do
 // not, and the scorer must decline the dense path yet score the same.
 TEST(ForestScorerDenseTest, WideBinTablesAndMostThresholdsPerSlot) {
+  SKIP_WITHOUT_DENSE_SCORER();
   for (int32_t distinct : {255, 256}) {
     std::mt19937_64 rng(255 + distinct);
     const int32_t features = 100;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/model/ensemble.h"
+#include "core/scoring/cpu_features.h"
 #include "core/scoring/forest_scorer.h"
 #include "gtest/gtest.h"
 #include "tests/testing/random_model.h"
@@ -92,7 +93,7 @@ TEST(ForestScorerPathsTest, QuickScorerEveryBatchRemainder) {
             ForestScorer::Create(model, dense);
         ASSERT_TRUE(scorer.ok()) << scorer.status();
         EXPECT_EQ(scorer->uses_quick_scorer(),
-                  __builtin_cpu_supports("avx2") != 0);
+                  CpuFeatures::Detected().avx2);
         for (size_t docs = 1; docs <= 40; ++docs) {
           ExpectRawMatches(*scorer, model, rows, docs, 0);
         }

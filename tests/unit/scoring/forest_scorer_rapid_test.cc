@@ -9,10 +9,13 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/model/ensemble.h"
+#include "core/scoring/cpu_features.h"
 #include "core/scoring/forest_scorer.h"
+#include "core/scoring/scoring_kernel.h"
 #include "gtest/gtest.h"
 #include "tests/testing/random_model.h"
 #include "tests/testing/scorer_reference.h"
@@ -20,11 +23,21 @@
 namespace plrank {
 namespace {
 
-bool CpuRunsRapidScorer() {
-  return __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512bitalg");
+// Empty when this CPU runs RapidScorer, else why not (the kernel's own
+// requirement, scoring_kernel.cc).
+std::string CpuLacksForRapidScorer() {
+  ForestShape any_model;
+  any_model.num_trees = 1;
+  return GetScoringKernel(ScoringKernelId::kRapidAvx512)
+      .incompatibility(any_model, CpuFeatures::Detected());
 }
+bool CpuRunsRapidScorer() { return CpuLacksForRapidScorer().empty(); }
+
+// The RapidScorer path's own tests say so when this CPU cannot run it (the
+// other kernels are compared on the same models in scoring_kernels_test.cc).
+#define SKIP_WITHOUT_RAPID_SCORER()                                   \
+  if (!CpuRunsRapidScorer())                                          \
+  GTEST_SKIP() << "rapid_avx512 " << CpuLacksForRapidScorer()
 
 // Forests whose largest tree has 1, 8, 9, 31, 32, 33, 57 and 64 leaves (one
 // to eight bitvector bytes, left-subtree ranges across byte bounds), with
@@ -33,6 +46,7 @@ bool CpuRunsRapidScorer() {
 // groups, remainders padded, left to QuickScorer or walked, across the
 // document block of ForestScorer::kBlockDocs) and a few larger ones.
 TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
+  SKIP_WITHOUT_RAPID_SCORER();
   std::mt19937_64 rng(6464);
   const int32_t features = 7;
   for (int32_t max_leaves : {1, 8, 9, 31, 32, 33, 57, 64}) {
@@ -70,6 +84,7 @@ TEST(ForestScorerRapidTest, MatchesReferenceEveryBatchSize) {
 // Many trees of up to 64 leaves (several tree blocks), thresholds both on
 // the grid (many equal thresholds per feature, merged) and continuous.
 TEST(ForestScorerRapidTest, ManyBlocksAndContinuousThresholds) {
+  SKIP_WITHOUT_RAPID_SCORER();
   std::mt19937_64 rng(255);
   const int32_t features = 20;
   Ensemble model = testing::RandomEnsemble(rng, 1100, 64, features);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
+#include "core/scoring/cpu_features.h"
 #include "core/model/ensemble.h"
 #include "core/model/model_io.h"
 #include "gtest/gtest.h"
@@ -338,7 +339,7 @@ TEST(ForestScorerTest, RejectsInvalidModel) {
 // end inside a block. Bit-identical to the reference in every case.
 TEST(ForestScorerTest, QuickScorerMatchesReference) {
   std::mt19937_64 rng(2024);
-  const bool avx2 = __builtin_cpu_supports("avx2");
+  const bool avx2 = CpuFeatures::Detected().avx2;
   for (int32_t outputs : {1, 3}) {
     const int32_t features = 11;
     const int32_t iterations = outputs == 1 ? 700 : 120;

@@ -25,6 +25,10 @@ TEST(ServerOptionsTest, DefaultsAndDocumentedSpecialValuesPass) {
   options.max_message_bytes = 1024;
   options.num_threads = 1;
   EXPECT_TRUE(ValidateServerOptions(options).ok());
+  options.scoring_kernel = "lockstep_walks";  // every kernel name
+  EXPECT_TRUE(ValidateServerOptions(options).ok());
+  options.scoring_kernel = "";  // as auto
+  EXPECT_TRUE(ValidateServerOptions(options).ok());
 }
 
 TEST(ServerOptionsTest, RefusesValuesThatWouldMisbehaveAndNamesTheFlag) {
@@ -70,6 +74,10 @@ TEST(ServerOptionsTest, RefusesValuesThatWouldMisbehaveAndNamesTheFlag) {
        "--max_message_bytes must be at least 1024"},
       {[](ServerOptions& o) { o.num_threads = -3; },
        "--num_threads must be >= 0 (0 = gRPC's default), got -3"},
+      {[](ServerOptions& o) { o.scoring_kernel = "quickscorer"; },
+       "--scoring_kernel: unknown kernel 'quickscorer' (known: auto, "
+       "rapid_avx512, dense_avx512_vbmi, quick_avx512, quick_avx2, "
+       "chained_walks, lane_chains, lockstep_walks)"},
   };
   for (const Case& c : cases) {
     ServerOptions options;

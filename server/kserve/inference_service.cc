@@ -1,0 +1,80 @@
+#include "server/kserve/inference_service.h"
+
+#include <chrono>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace plrank::server {
+namespace {
+
+constexpr char kProtocol[] = "grpc";
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+}  // namespace
+
+InferenceService::InferenceService(OpenInference* inference)
+    : inference_(inference) {}
+
+grpc::Status InferenceService::ServerLive(
+    grpc::ServerContext*, const inference::ServerLiveRequest*,
+    inference::ServerLiveResponse* response) {
+  *response = inference_->ServerLive(kProtocol);
+  return grpc::Status::OK;
+}
+
+grpc::Status InferenceService::ServerReady(
+    grpc::ServerContext*, const inference::ServerReadyRequest*,
+    inference::ServerReadyResponse* response) {
+  *response = inference_->ServerReady(kProtocol);
+  return grpc::Status::OK;
+}
+
+grpc::Status InferenceService::ModelReady(
+    grpc::ServerContext*, const inference::ModelReadyRequest* request,
+    inference::ModelReadyResponse* response) {
+  auto ready = inference_->ModelReady(*request, kProtocol);
+  if (!ready.ok()) return ToGrpc(ready.status());
+  *response = *ready;
+  return grpc::Status::OK;
+}
+
+grpc::Status InferenceService::ServerMetadata(
+    grpc::ServerContext*, const inference::ServerMetadataRequest*,
+    inference::ServerMetadataResponse* response) {
+  *response = inference_->ServerMetadata(kProtocol);
+  return grpc::Status::OK;
+}
+
+grpc::Status InferenceService::ModelMetadata(
+    grpc::ServerContext*, const inference::ModelMetadataRequest* request,
+    inference::ModelMetadataResponse* response) {
+  auto metadata = inference_->ModelMetadata(*request, kProtocol);
+  if (!metadata.ok()) return ToGrpc(metadata.status());
+  *response = *metadata;
+  return grpc::Status::OK;
+}
+
+grpc::Status InferenceService::ModelInfer(
+    grpc::ServerContext* context, const inference::ModelInferRequest* request,
+    inference::ModelInferResponse* response) {
+  auto interrupted = [context]() -> absl::Status {
+    if (context->deadline() <= std::chrono::system_clock::now()) {
+      return absl::DeadlineExceededError(
+          "the client's deadline passed before scoring finished");
+    }
+    if (context->IsCancelled()) {
+      return absl::CancelledError("the client cancelled the request");
+    }
+    return absl::OkStatus();
+  };
+  return ToGrpc(
+      inference_->ModelInfer(*request, interrupted, kProtocol, response));
+}
+
+}  // namespace plrank::server
