@@ -52,6 +52,7 @@ _NOT_PARAMS = {
     "valid": "pass the validation data as valid",
     "model_out": "save the model with Model.save(path)",
     "history_out": "read the learning curves from Model.history",
+    "estimate_propensities": "run plrank-train --estimate_propensities=FILE",
 }
 
 
@@ -72,8 +73,12 @@ def _flag_value(name: str, value: Any) -> str:
     if isinstance(value, (list, tuple)) and all(
             isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
         return ",".join(str(int(v)) for v in value)  # eval_at=[1, 3, 10]
+    if isinstance(value, (list, tuple)) and all(
+            isinstance(v, (int, float, np.integer, np.floating)) and
+            not isinstance(v, bool) for v in value):
+        return ",".join(repr(float(v)) for v in value)  # position_propensities
     raise TypeError(f"parameter {name}: {type(value).__name__} is not a bool, "
-                    "number, string or list of integers")
+                    "number, string or list of numbers")
 
 
 def _data_arg(what: str, data: Data) -> Union[str, tuple]:
@@ -160,7 +165,11 @@ class Model:
 
 def train(params: Optional[Mapping[str, ParamValue]], train: Data,
           valid: Optional[Data] = None, *,
-          log: Optional[Callable[[str], None]] = None) -> Model:
+          log: Optional[Callable[[str], None]] = None,
+          sample_weight: Optional[npt.ArrayLike] = None,
+          group_weight: Optional[npt.ArrayLike] = None,
+          position: Optional[npt.ArrayLike] = None,
+          propensity: Optional[npt.ArrayLike] = None) -> Model:
     """Trains a model as plrank-train does.
 
     params: plrank-train's flags by name, with its defaults (objective,
@@ -173,6 +182,12 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
       documents per query in order.
     log: receives the progress lines (default: print them); quiet=True
       silences them.
+    sample_weight, group_weight, position, propensity: of the training set
+      (docs/clicks-training.md), replacing its side files: one weight >= 0
+      per document / one per query, the 1-based display position and the
+      propensity in (0, 1] of each document, in the documents' order (a
+      file's line order). position and propensity are what
+      position_debias="gam" / "ips" use.
     """
     values: List[Tuple[str, str]] = []
     for name, value in (params or {}).items():
@@ -181,9 +196,18 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
         values.append((name, _flag_value(name, value)))
     quiet = any(n == "quiet" and v == "true" for n, v in values)
     sink = None if quiet else (log if log is not None else print)
+    side: Dict[str, List[float]] = {}
+    for name, value in (("sample_weight", sample_weight),
+                        ("group_weight", group_weight), ("position", position),
+                        ("propensity", propensity)):
+        if value is not None:
+            array = np.asarray(value, dtype=np.float64)
+            if array.ndim != 1:
+                raise ValueError(f"{name} must be 1-D, not {array.ndim}-D")
+            side[name] = array.tolist()
     core, ignored = _core.train(values, _data_arg("train", train),
                                 None if valid is None else _data_arg("valid", valid),
-                                sink)
+                                sink, side)
     if ignored:
         warnings.warn(f"objective {core.objective!r} ignores {', '.join(ignored)}",
                       stacklevel=2)
