@@ -273,6 +273,8 @@ def logging_ranker(runner, train_queries, train_path, tag, fraction, rng,
 # --------------------------------------------------------------- the tables
 
 
+FLUSH = lambda: None  # rewrites the report after every row (main sets it)
+
 SYSTEMS = [
     ("PLRank naive", "plrank", []),
     ("PLRank gam", "plrank", ["--position_debias=gam"]),
@@ -358,6 +360,7 @@ def standard_case(runner, name, train_path, test_path, etas, session_counts,
             summary.append((name, eta, sessions, best, diff, p, recovered,
                             d_lm, p_lm))
             sys.stderr.write(f"{tag}: done ({runner.seconds:.0f} s)\n")
+            FLUSH()
     return summary
 
 
@@ -413,74 +416,18 @@ def long_list_case(runner, train_path, test_path, session_counts, rng, report,
             rows.append((kind, sessions, mean(naive) / ceiling,
                          mean(ips) / ceiling, p))
             sys.stderr.write(f"{tag}: done ({runner.seconds:.0f} s)\n")
+            FLUSH()
     return rows
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--data", required=True, help="shared data directory")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--scratch", required=True)
-    ap.add_argument("--trees", type=int, default=100)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=35)
-    ap.add_argument("--sets", default="mq2008,lightgbm,generated,long")
-    ap.add_argument("--etas", default="0.5,1,2")
-    ap.add_argument("--sessions", default="1,10")
-    ap.add_argument("--long_sessions", default="10,100")
-    ap.add_argument("--long_queries", type=int, default=150)
-    ap.add_argument("--max_ips_weight", type=float, default=20)
-    args = ap.parse_args()
-    rng = random.Random(args.seed)
-    runner = Runner(args.bin, args.scratch, args.trees, args.threads)
-    etas = [float(x) if "." in x else int(x) for x in args.etas.split(",")]
-    sessions = [int(x) for x in args.sessions.split(",")]
-    sets = args.sets.split(",")
-    report = []
-    summaries = []
-    mq = os.path.join(args.data, "MQ2008")
-    if "mq2008" in sets:
-        train = os.path.join(args.scratch, "mq2008.s123.txt")
-        with open(train, "w") as out:
-            for part in ("S1", "S2", "S3"):
-                with open(os.path.join(mq, part + ".txt")) as f:
-                    out.write(f.read())
-        summaries += standard_case(runner, "MQ2008 (fold 1: train S1-S3, test S5)",
-                                   train, os.path.join(mq, "S5.txt"), etas,
-                                   sessions, rng, report, args.max_ips_weight)
-    if "lightgbm" in sets:
-        lg = os.path.join(args.data, "lightgbm-example")
-        summaries += standard_case(runner, "LightGBM example",
-                                   os.path.join(lg, "rank.train"),
-                                   os.path.join(lg, "rank.test"), etas,
-                                   sessions, rng, report, args.max_ips_weight)
-    datagen = os.path.join(args.bin, "plrank-datagen")
-    if "generated" in sets:
-        prefix = os.path.join(args.scratch, "gen")
-        runner.run([datagen, "--regime=short_graded", "--queries=800",
-                    "--features=40", "--seed=35", f"--out_prefix={prefix}"])
-        summaries += standard_case(runner,
-                                   "generated (short_graded: 800 queries, 40 features)",
-                                   prefix + ".train", prefix + ".test", etas,
-                                   sessions, rng, report, args.max_ips_weight)
-    long_rows = []
-    if "long" in sets:
-        prefix = os.path.join(args.scratch, "long")
-        runner.run([datagen, "--regime=deep_graded",
-                    f"--queries={args.long_queries}", "--mean_docs=300",
-                    "--docs_sigma=0.05", "--features=40", "--seed=36",
-                    f"--out_prefix={prefix}"])
-        long_report = []
-        long_rows = long_list_case(
-            runner, prefix + ".train", prefix + ".test",
-            [int(x) for x in args.long_sessions.split(",")], rng, long_report,
-            1, args.max_ips_weight)
+def write_report(args, runner, report, long_report):
     with open(args.out, "w") as f:
         f.write("# Learning from clicks: position-debiased training\n\n")
         f.write("Reproduce: `scripts/bench.sh clicks` (bench/clicks_bench.py; "
                 f"flags here: --trees={args.trees} --etas={args.etas} "
-                f"--sessions={args.sessions} --long_sessions={args.long_sessions} "
+                f"--sessions={args.sessions} --small_etas={args.small_etas or args.etas} "
+                f"--small_sessions={args.small_sessions or args.sessions} "
+                f"--long_sessions={args.long_sessions} "
                 f"--long_queries={args.long_queries} --max_ips_weight={args.max_ips_weight} "
                 f"--seed={args.seed}). Run time {runner.seconds / 60:.0f} min "
                 f"of trainer and scorer processes at {args.threads} threads "
@@ -497,7 +444,7 @@ def main():
             "'gap recovered' = (debiased - naive) / (ceiling - naive).\n")
         f.write("\n## Standard sets (whole lists shown)\n")
         f.write("\n".join(report) + "\n")
-        if long_rows:
+        if long_report:
             f.write("\n## Long lists: exploration (deterministic vs sampled logging)\n")
             f.write(
                 "\nThe logging ranker is a weak PLRank (5 trees on 5 % of the "
@@ -508,6 +455,83 @@ def main():
                 "policy (Monte Carlo over 300 rankings per query), written to "
                 "D.propensity as the serving side would log it.\n")
             f.write("\n".join(long_report) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--data", required=True, help="shared data directory")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--scratch", required=True)
+    ap.add_argument("--trees", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=35)
+    ap.add_argument("--sets", default="mq2008,lightgbm,generated,long")
+    ap.add_argument("--etas", default="0.5,1,2")
+    ap.add_argument("--sessions", default="1,10")
+    ap.add_argument("--small_etas", default="",
+                    help="etas of the LightGBM example and generated sets "
+                    "(default: --etas)")
+    ap.add_argument("--small_sessions", default="",
+                    help="sessions of those sets (default: --sessions)")
+    ap.add_argument("--long_sessions", default="10,100")
+    ap.add_argument("--long_queries", type=int, default=150)
+    ap.add_argument("--max_ips_weight", type=float, default=20)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    runner = Runner(args.bin, args.scratch, args.trees, args.threads)
+    etas = [float(x) if "." in x else int(x) for x in args.etas.split(",")]
+    sessions = [int(x) for x in args.sessions.split(",")]
+    sets = args.sets.split(",")
+    small_etas = ([float(x) if "." in x else int(x)
+                   for x in args.small_etas.split(",")]
+                  if args.small_etas else etas)
+    small_sessions = ([int(x) for x in args.small_sessions.split(",")]
+                      if args.small_sessions else sessions)
+    report = []
+    long_report = []
+    summaries = []
+    global FLUSH
+    FLUSH = lambda: write_report(args, runner, report, long_report)
+    long_rows = []
+    if "long" in sets:
+        prefix = os.path.join(args.scratch, "long")
+        runner.run([os.path.join(args.bin, "plrank-datagen"), "--regime=deep_graded",
+                    f"--queries={args.long_queries}", "--mean_docs=300",
+                    "--docs_sigma=0.05", "--features=40", "--seed=36",
+                    f"--out_prefix={prefix}"])
+        long_rows = long_list_case(
+            runner, prefix + ".train", prefix + ".test",
+            [int(x) for x in args.long_sessions.split(",")], rng, long_report,
+            1, args.max_ips_weight)
+    mq = os.path.join(args.data, "MQ2008")
+    if "mq2008" in sets:
+        train = os.path.join(args.scratch, "mq2008.s123.txt")
+        with open(train, "w") as out:
+            for part in ("S1", "S2", "S3"):
+                with open(os.path.join(mq, part + ".txt")) as f:
+                    out.write(f.read())
+        summaries += standard_case(runner, "MQ2008 (fold 1: train S1-S3, test S5)",
+                                   train, os.path.join(mq, "S5.txt"), etas,
+                                   sessions, rng, report, args.max_ips_weight)
+    if "lightgbm" in sets:
+        lg = os.path.join(args.data, "lightgbm-example")
+        summaries += standard_case(runner, "LightGBM example",
+                                   os.path.join(lg, "rank.train"),
+                                   os.path.join(lg, "rank.test"), small_etas,
+                                   small_sessions, rng, report,
+                                   args.max_ips_weight)
+    datagen = os.path.join(args.bin, "plrank-datagen")
+    if "generated" in sets:
+        prefix = os.path.join(args.scratch, "gen")
+        runner.run([datagen, "--regime=short_graded", "--queries=400",
+                    "--features=40", "--seed=35", f"--out_prefix={prefix}"])
+        summaries += standard_case(runner,
+                                   "generated (short_graded: 400 queries split 60/20/20, 40 features)",
+                                   prefix + ".train", prefix + ".test",
+                                   small_etas, small_sessions, rng, report,
+                                   args.max_ips_weight)
+    write_report(args, runner, report, long_report)
     print(f"wrote {args.out} ({runner.seconds:.0f} s in trainers)")
 
 
