@@ -365,7 +365,7 @@ def standard_case(runner, name, train_path, test_path, etas, session_counts,
 
 
 def long_list_case(runner, train_path, test_path, session_counts, rng, report,
-                   eta, max_ips):
+                   eta, max_ips, logging_trees):
     train_q = read_letor(train_path)
     test_q = read_letor(test_path)
     flat_test = os.path.join(runner.scratch, "long.test.txt")
@@ -375,12 +375,12 @@ def long_list_case(runner, train_path, test_path, session_counts, rng, report,
                                            "long.ceiling", [])
     ceiling = mean(per_query_ndcg(test_q, ceiling_scores))
     log_scores = logging_ranker(runner, train_q, train_path, "long", 0.05, rng,
-                                trees=5)
+                                trees=logging_trees)
     logging = mean(per_query_ndcg(
         test_q, runner.train_score(
             os.path.join(runner.scratch, "long.logging.txt"), flat_test,
             "long.logging_test", ["--leaves=7", "--min_data_in_leaf=5"],
-            trees=5)[0]))
+            trees=logging_trees)[0]))
     docs = sum(len(d) for _, d in train_q) / len(train_q)
     report.append(
         f"\n{len(train_q)} training queries of {docs:.0f} candidates on "
@@ -388,8 +388,8 @@ def long_list_case(runner, train_path, test_path, session_counts, rng, report,
         f"Ceiling (PLRank on the true grades of every candidate) NDCG@10 "
         f"{ceiling:.4f}; the logging ranker {logging:.4f} "
         f"({100 * logging / ceiling:.0f} %).\n")
-    report.append("| logging | sessions/query | click rows | PLRank naive | % of ceiling | PLRank ips | % of ceiling | ips vs naive (p) |")
-    report.append("|---|---|---|---|---|---|---|---|")
+    report.append("| logging | sessions/query | click rows | PLRank naive | % of ceiling | PLRank ips (logged propensities) | % of ceiling | ips vs naive (p) | PLRank ips (position curve (1/k)^eta) | % of ceiling | vs naive (p) |")
+    report.append("|---|---|---|---|---|---|---|---|---|---|---|")
     rows = []
     for sampled in (False, True):
         for sessions in session_counts:
@@ -409,10 +409,27 @@ def long_list_case(runner, train_path, test_path, session_counts, rng, report,
                 ["--position_debias=ips", f"--max_ips_weight={max_ips}"])[0])
             d, p = paired_t(ips, naive)
             kind = "Plackett-Luce sampled" if sampled else "deterministic"
+            if sampled:
+                curve = ",".join(f"{(1.0 / k) ** eta:.6g}" for k in range(1, 11))
+                # The same log without its .propensity file.
+                bare = path + ".positions_only.txt"
+                write_letor(bare, log)
+                write_lines(bare + ".position", positions)
+                by_position = per_query_ndcg(test_q, runner.train_score(
+                    bare, flat_test, tag + ".ips_position",
+                    ["--position_debias=ips",
+                     f"--position_propensities={curve}",
+                     f"--max_ips_weight={max_ips}"])[0])
+                d2, p2 = paired_t(by_position, naive)
+                extra = (f" {mean(by_position):.4f} | "
+                         f"{100 * mean(by_position) / ceiling:.0f} % | "
+                         f"{d2:+.4f} ({p2:.3g}) |")
+            else:
+                extra = " (same as logged) | | |"
             report.append(
                 f"| {kind} | {sessions} | {len(positions)} | {mean(naive):.4f} | "
                 f"{100 * mean(naive) / ceiling:.0f} % | {mean(ips):.4f} | "
-                f"{100 * mean(ips) / ceiling:.0f} % | {d:+.4f} ({p:.3g}) |")
+                f"{100 * mean(ips) / ceiling:.0f} % | {d:+.4f} ({p:.3g}) |" + extra)
             rows.append((kind, sessions, mean(naive) / ceiling,
                          mean(ips) / ceiling, p))
             sys.stderr.write(f"{tag}: done ({runner.seconds:.0f} s)\n")
@@ -429,6 +446,8 @@ def write_report(args, runner, report, long_report):
                 f"--small_sessions={args.small_sessions or args.sessions} "
                 f"--long_sessions={args.long_sessions} "
                 f"--long_queries={args.long_queries} --max_ips_weight={args.max_ips_weight} "
+                f"--long_logging_trees={args.long_logging_trees} "
+                f"--long_max_ips_weight={args.long_max_ips_weight} "
                 f"--seed={args.seed}). Run time {runner.seconds / 60:.0f} min "
                 f"of trainer and scorer processes at {args.threads} threads "
                 "under `nice -n 10` on a shared 2-core machine.\n\n")
@@ -447,7 +466,7 @@ def write_report(args, runner, report, long_report):
         if long_report:
             f.write("\n## Long lists: exploration (deterministic vs sampled logging)\n")
             f.write(
-                "\nThe logging ranker is a weak PLRank (5 trees on 5 % of the "
+                f"\nThe logging ranker is a weak PLRank ({args.long_logging_trees} trees on 5 % of the "
                 "queries). Deterministic: its top 10 every session "
                 "(propensity = (1/k)^eta). Sampled: each session's top 10 drawn "
                 "from its Plackett-Luce policy (Gumbel top-k on its scores); a "
@@ -476,6 +495,10 @@ def main():
                     help="sessions of those sets (default: --sessions)")
     ap.add_argument("--long_sessions", default="10,100")
     ap.add_argument("--long_queries", type=int, default=150)
+    ap.add_argument("--long_logging_trees", type=int, default=30,
+                    help="trees of the long lists' logging ranker (its scores "
+                    "are the logits of its Plackett-Luce policy)")
+    ap.add_argument("--long_max_ips_weight", type=float, default=100)
     ap.add_argument("--max_ips_weight", type=float, default=20)
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -503,7 +526,7 @@ def main():
         long_rows = long_list_case(
             runner, prefix + ".train", prefix + ".test",
             [int(x) for x in args.long_sessions.split(",")], rng, long_report,
-            1, args.max_ips_weight)
+            1, args.long_max_ips_weight, args.long_logging_trees)
     mq = os.path.join(args.data, "MQ2008")
     if "mq2008" in sets:
         train = os.path.join(args.scratch, "mq2008.s123.txt")
