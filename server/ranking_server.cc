@@ -23,6 +23,7 @@
 #include "grpcpp/resource_quota.h"
 #include "prometheus/exposer.h"
 #include "server/health_reporter.h"
+#include "server/impression_log.h"
 #include "server/lifecycle/scan_scheduler.h"
 #include "server/lifecycle/server_config.h"
 #include "server/lifecycle/structured_log.h"
@@ -156,8 +157,21 @@ absl::Status RunServer(const ServerOptions& options) {
   // versions its queued copies hold are released while metrics still exist.
   ShadowScorer shadow({options.shadow_queue_capacity, /*start_worker=*/true},
                       &metrics);
+  std::unique_ptr<ImpressionLogger> impressions;
+  if (!options.impression_log_dir.empty()) {
+    ImpressionLogOptions log_options;
+    log_options.directory = options.impression_log_dir;
+    log_options.fraction = options.impression_log_fraction;
+    log_options.queue_capacity = options.impression_log_queue_capacity;
+    log_options.max_file_bytes = options.impression_log_max_file_bytes;
+    log_options.max_file_age =
+        absl::Seconds(options.impression_log_max_file_seconds);
+    auto created = ImpressionLogger::Create(log_options, metrics.registry());
+    if (!created.ok()) return created.status();
+    impressions = *std::move(created);
+  }
   RankerService service(&manager, &scanner, &metrics, options.limits,
-                        options.admin, &releaser, &shadow);
+                        options.admin, &releaser, &shadow, impressions.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -228,6 +242,7 @@ absl::Status RunServer(const ServerOptions& options) {
                    std::chrono::milliseconds(static_cast<int64_t>(
                        options.drain_seconds * 1000)));
   server->Wait();
+  if (impressions != nullptr) impressions->Flush();
   scanner.Stop();
   const double drained = absl::ToDoubleSeconds(absl::Now() - drain_start);
   // Shutdown() cancels what is still running at the deadline.

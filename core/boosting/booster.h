@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,7 @@ struct PositionBiasConfig {
   absl::Span<const int32_t> positions;  // per training document, >= 1
   double regularization = 0.0;          // lambda
 };
+struct BoosterResult;
 
 struct BoosterInputs {
   const Dataset* train = nullptr;
@@ -88,16 +90,26 @@ struct BoosterInputs {
   Evaluator train_evaluator;             // optional, for progress
   Evaluator valid_evaluator;             // optional; drives early stopping
   std::function<void(const IterationReport&)> on_iteration;  // optional
-  // Distributed training (data-parallel by query): every rank passes the
-  // whole training set (so bin boundaries, objective preparation, bags and
-  // feature subsets are the same by construction) and its Reducer; a rank
-  // computes gradients, histograms and leaf statistics only on the queries
-  // it owns (QueryOwner) and the reducer sums them. Scores, losses and
-  // metrics are kept for every document on every rank, so they need no
-  // reduction. Null (or one rank): single-process.
+  // Distributed training (data-parallel by query): every rank passes its
+  // own shard of the training and validation sets (Dataset::
+  // query_index_base places it in the whole set; bin boundaries come from a
+  // sample gathered over the ranks, FitBinMappers) and its Reducer; the
+  // reducer sums gradients' histograms, leaf statistics and the training
+  // loss. Evaluators see this rank's scores and must return the metric of
+  // the whole set (reduced) so every rank takes the same early-stopping
+  // decision. Null (or one rank): single-process.
   Reducer* reducer = nullptr;
   // Optional: learn a position bias jointly (single-output objectives).
   const PositionBiasConfig* position_bias = nullptr;
+  // Resuming a checkpointed run: the result of its first
+  // resume->history.size() iterations (trees of every iteration, not cut to
+  // the best). Their trees are replayed into the scores, and boosting goes
+  // on from there with the same bags, feature subsets and objective state,
+  // so the trees are bit-identical to an uninterrupted run's. Null: start.
+  const BoosterResult* resume = nullptr;
+  // Called after every iteration with the state so far (all trees grown,
+  // history, best iteration and metric), e.g. to write a checkpoint.
+  std::function<void(const BoosterResult&)> on_state;
 };
 
 struct BoosterResult {
@@ -109,6 +121,8 @@ struct BoosterResult {
   int32_t num_features = 0;
   // With inputs.position_bias: b_p for p = 1..max position (b_1 = 0).
   std::vector<double> position_bias;
+  // The best valid metric so far (-inf before any), for resuming.
+  double best_metric = -std::numeric_limits<double>::infinity();
 };
 
 // Histogram gradient boosting with leaf-wise (best-first) trees.
