@@ -6,7 +6,12 @@
 # LightGBM example and four generated regimes, 3 seeds each; about 20 minutes
 # on 2 idle cores, so it is part of the default run).
 #
-#   scripts/bench.sh [parse] [mq2008] [generated] [quality] [memory] [-- QUALITY_FLAGS]
+#   scripts/bench.sh [parse] [mq2008] [generated] [quality] [memory] [clicks] [-- QUALITY_FLAGS]
+#
+# `clicks` (bench/clicks_bench.py, on request): position-debiased training on
+# clicks simulated from MQ2008, the LightGBM example and generated sets, and
+# the long-list exploration case; writes clicks.md. Flags after `--` go to
+# bench/clicks_bench.py when `clicks` is the only item (e.g. -- --trees=50).
 #
 # With no item, the first four run. `memory` (bench/memory_bench.sh: peak RSS
 # and load time of plrank-train against training files of 0.3, 1 and 2.2 GB,
@@ -84,8 +89,14 @@ for item in "${what[@]}"; do
       "$root/bench/memory_bench.sh" "$bin" "$scratch/memory" \
         "$results/memory.md"
       ;;
+    clicks)
+      mkdir -p "$scratch/clicks"
+      python3 "$root/bench/clicks_bench.py" --bin="$bin" --data="$shared" \
+        --threads="$threads" --scratch="$scratch/clicks" \
+        --out="$results/clicks.md" ${quality_flags[@]+"${quality_flags[@]}"}
+      ;;
     *)
-      echo "bench.sh: unknown benchmark '$item' (parse, mq2008, generated, quality, memory)" >&2
+      echo "bench.sh: unknown benchmark '$item' (parse, mq2008, generated, quality, memory, clicks)" >&2
       exit 2
       ;;
   esac

@@ -13,6 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/boosting/reducer.h"
+#include "absl/strings/str_format.h"
+#include "core/data/file_io.h"
+#include "core/pipeline/propensity_estimation.h"
 #include "core/pipeline/train_job.h"
 #include "trainer/cli/cli_common.h"
 #include "trainer/train_options.h"
@@ -23,11 +26,46 @@
 ABSL_DECLARE_FLAG(std::string, train);
 ABSL_DECLARE_FLAG(std::string, model_out);
 ABSL_DECLARE_FLAG(bool, quiet);
+ABSL_DECLARE_FLAG(std::string, estimate_propensities);
 
 namespace {
 
 bool WasGiven(absl::string_view flag) {
   return plrank::cli::FlagWasGiven(flag);
+}
+
+// --estimate_propensities=FILE: regression-EM on --train's clicks, printed
+// and written (one propensity per line, position 1 first; '#' lines are
+// comments the side-file and flag readers skip).
+int EstimatePropensitiesAndExit(const plrank::TrainJob& job) {
+  const std::string out = absl::GetFlag(FLAGS_estimate_propensities);
+  if (absl::Status target = plrank::CheckOutputTarget(out); !target.ok()) {
+    return plrank::cli::Fail(target);
+  }
+  absl::StatusOr<plrank::TrainData> data = plrank::LoadTrainData(
+      job, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  if (!data.ok()) return plrank::cli::Fail(data.status());
+  absl::StatusOr<plrank::PropensityCurve> curve =
+      plrank::EstimatePropensities(data->train);
+  if (!curve.ok()) return plrank::cli::Fail(curve.status());
+  std::string text = absl::StrFormat(
+      "# examination propensity by display position (regression-EM, "
+      "position-based model), relative to position 1; from %s\n",
+      job.train_path);
+  std::printf("position propensity shown clicks\n");
+  for (size_t k = 0; k < curve->theta.size(); ++k) {
+    std::printf("%zu %.6f %lld %lld\n", k + 1, curve->theta[k],
+                static_cast<long long>(curve->shown[k]),
+                static_cast<long long>(curve->clicks[k]));
+    absl::StrAppendFormat(&text, "%.6f\n", curve->theta[k]);
+  }
+  std::printf("--position_propensities=%s\n",
+              plrank::FormatCurve(curve->theta).c_str());
+  if (absl::Status s = plrank::WriteFileAtomically(out, text); !s.ok()) {
+    return plrank::cli::Fail(s);
+  }
+  std::printf("wrote %s\n", out.c_str());
+  return 0;
 }
 
 }  // namespace
@@ -77,6 +115,12 @@ int main(int argc, char** argv) {
     if (absl::GetFlag(FLAGS_train).empty()) {
       return plrank::cli::Fail(
           absl::InvalidArgumentError("--train is required"));
+    }
+    if (!absl::GetFlag(FLAGS_estimate_propensities).empty()) {
+      absl::StatusOr<plrank::TrainJob> job =
+          plrank::cli::TrainJobFromFlags(WasGiven);
+      if (!job.ok()) return plrank::cli::Fail(job.status());
+      return EstimatePropensitiesAndExit(*job);
     }
     if (absl::GetFlag(FLAGS_model_out).empty()) {
       return plrank::cli::Fail(

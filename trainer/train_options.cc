@@ -19,6 +19,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "common/data_flags.h"
 #include "common/flag_parsing.h"
@@ -149,6 +151,36 @@ ABSL_FLAG(std::string, history_out, "",
 ABSL_FLAG(std::string, feature_names_file, "",
           "One feature name per line (line i names LETOR feature i), stored "
           "in the model: plrank-eval --dump and --importance show them.");
+// Learning from clicks (docs/clicks-training.md).
+ABSL_FLAG(std::string, weight_file, "",
+          "Weights of --train: one float >= 0 per document line, or one per "
+          "query (told apart by the line count). Default: <train>.weight "
+          "when it exists (always read when present).");
+ABSL_FLAG(std::string, position_file, "",
+          "Display positions (integers >= 1) of --train's documents, one per "
+          "document line. Default: <train>.position when it exists.");
+ABSL_FLAG(std::string, propensity_file, "",
+          "Per-document propensities in (0, 1] of --train (what IPS divides "
+          "a click by). Default: <train>.propensity when it exists.");
+ABSL_FLAG(std::string, position_debias, "none",
+          "none | gam (a per-position additive bias learned with the trees, "
+          "plrank and lambdamart) | ips (clicked documents weighted by 1 / "
+          "propensity).");
+ABSL_FLAG(std::string, position_propensities, "",
+          "ips: propensities of positions 1,2,... (comma list; positions "
+          "beyond it take the last). Empty: the propensity file, else "
+          "estimated from the clicks by regression-EM.");
+ABSL_FLAG(double, max_ips_weight, plrank::ClickOptions().max_ips_weight,
+          "ips: 1 / propensity is clipped to this (>= 1).");
+ABSL_FLAG(double, position_bias_regularization,
+          plrank::ClickOptions().position_bias_regularization,
+          "gam: L2 penalty lambda of each position's Newton step, per "
+          "document shown there.");
+ABSL_FLAG(std::string, estimate_propensities, "",
+          "Estimate examination propensities from --train's clicks (labels "
+          "> 0) and positions by regression-EM under the position-based "
+          "model, print the curve and write it here (one propensity per "
+          "line, position 1 first), then exit without training.");
 ABSL_FLAG(int32_t, log_period, 10, "Progress line every this many iterations.");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
@@ -342,10 +374,54 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   }
   job.log_period = absl::GetFlag(FLAGS_quiet) ? 0 : absl::GetFlag(FLAGS_log_period);
 
+  job.side_files.weight_file = absl::GetFlag(FLAGS_weight_file);
+  job.side_files.position_file = absl::GetFlag(FLAGS_position_file);
+  job.side_files.propensity_file = absl::GetFlag(FLAGS_propensity_file);
+  absl::StatusOr<plrank::PositionDebias> debias =
+      plrank::ParsePositionDebias(absl::GetFlag(FLAGS_position_debias));
+  if (!debias.ok()) return debias.status();
+  job.clicks.position_debias = *debias;
+  for (absl::string_view part :
+       absl::StrSplit(absl::GetFlag(FLAGS_position_propensities), ',',
+                      absl::SkipWhitespace())) {
+    double value = 0.0;
+    if (!absl::SimpleAtod(part, &value) || !(value > 0.0 && value <= 1.0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--position_propensities: '", part,
+          "' is not a propensity in (0, 1]"));
+    }
+    job.clicks.position_propensities.push_back(value);
+  }
+  job.clicks.max_ips_weight = absl::GetFlag(FLAGS_max_ips_weight);
+  if (!(job.clicks.max_ips_weight >= 1.0)) {
+    return absl::InvalidArgumentError("--max_ips_weight must be >= 1");
+  }
+  job.clicks.position_bias_regularization =
+      absl::GetFlag(FLAGS_position_bias_regularization);
+  if (!(job.clicks.position_bias_regularization >= 0.0)) {
+    return absl::InvalidArgumentError(
+        "--position_bias_regularization must be >= 0");
+  }
+  if (job.clicks.position_debias == plrank::PositionDebias::kGam &&
+      job.objective.name != "plrank" && job.objective.name != "lambdamart") {
+    return absl::InvalidArgumentError(
+        "--position_debias=gam is for --objective=plrank or lambdamart");
+  }
+
   // The artifact records every flag of this program, as given or defaulted;
   // its text fields hold UTF-8 only, so a value that is not (a Latin-1 file
   // name, say) is recorded C-escaped rather than failing the save.
+  // The clicks flags are recorded when set, so that models trained without
+  // them keep the artifact they had before the flags existed.
+  static const char* const kRecordedWhenSet[] = {
+      "weight_file",    "position_file",         "propensity_file",
+      "position_debias", "position_propensities", "max_ips_weight",
+      "position_bias_regularization", "estimate_propensities"};
   for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::c_linear_search(kRecordedWhenSet, name) &&
+        flag->CurrentValue() == flag->DefaultValue()) {
+      continue;
+    }
     // Where and how often checkpoints go, and whether this run resumed, do
     // not shape the model: a resumed run's artifact equals an
     // uninterrupted run's.

@@ -39,6 +39,30 @@ absl::Status Validate(const BoosterConfig& config, const BoosterInputs& inputs) 
         absl::StrCat("init_train_scores has ", inputs.init_train_scores.size(),
                      " entries, expected ", train_size));
   }
+  if (inputs.position_bias != nullptr) {
+    if (outputs != 1) {
+      return absl::InvalidArgumentError(
+          "a learned position bias needs a single-output objective");
+    }
+    if (inputs.position_bias->positions.size() != train.num_documents()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "position bias: ", inputs.position_bias->positions.size(),
+          " positions for ", train.num_documents(), " training documents"));
+    }
+    for (int32_t p : inputs.position_bias->positions) {
+      if (p < 1) return absl::InvalidArgumentError("positions must be >= 1");
+    }
+    // Shards may disagree on the largest position, hence on the size of
+    // the reduced sums.
+    if (inputs.reducer != nullptr && inputs.reducer->num_ranks() > 1) {
+      return absl::InvalidArgumentError(
+          "--position_debias=gam trains single-process only (for now)");
+    }
+    if (!(inputs.position_bias->regularization >= 0.0)) {
+      return absl::InvalidArgumentError(
+          "position bias regularization must be >= 0");
+    }
+  }
   if (inputs.valid != nullptr) {
     const Dataset& valid = *inputs.valid;
     if (valid.num_features != train.num_features ||
@@ -72,6 +96,33 @@ void AddTree(const GrownTree& grown, const BinnedDataset& binned,
                              : leaf_of_document[i];
     scores[i] += values[leaf];
   }
+}
+
+// One regularised Newton step of every position's bias from this
+// iteration's gradients (PositionBiasConfig), summed over the ranks.
+void StepPositionBias(const PositionBiasConfig& config,
+                      absl::Span<const float> gradients,
+                      absl::Span<const float> hessians, double learning_rate,
+                      Reducer& reducer, std::vector<double>* bias) {
+  const size_t m = bias->size();
+  std::vector<double> sums(3 * m, 0.0);  // G, H, N per position
+  for (size_t i = 0; i < config.positions.size(); ++i) {
+    const size_t p = static_cast<size_t>(config.positions[i]) - 1;
+    if (hessians[i] == 0.0f && gradients[i] == 0.0f) continue;  // no signal
+    sums[p] += gradients[i];
+    sums[m + p] += hessians[i];
+    sums[2 * m + p] += 1.0;
+  }
+  reducer.Sum(absl::MakeSpan(sums));
+  const double lambda = config.regularization;
+  for (size_t p = 0; p < m; ++p) {
+    const double count = sums[2 * m + p];
+    if (count == 0.0) continue;
+    (*bias)[p] -= learning_rate * (sums[p] + lambda * count * (*bias)[p]) /
+                  (sums[m + p] + lambda * count + 1e-9);
+  }
+  const double anchor = (*bias)[0];
+  for (double& b : *bias) b -= anchor;
 }
 
 // scores[i] += the leaf value of document i, routed through `tree` by its
@@ -191,6 +242,24 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
     DocumentsOfBag(train, query_in_bag, &bag);
   };
 
+  // Scores the objective sees: the trees' plus the position bias (gam).
+  const PositionBiasConfig* const gam = inputs.position_bias;
+  std::vector<double> bias;
+  std::vector<double> biased_scores;
+  if (gam != nullptr) {
+    int32_t max_position = 1;
+    for (int32_t p : gam->positions) max_position = std::max(max_position, p);
+    bias.assign(max_position, 0.0);
+    biased_scores.resize(n);
+  }
+  auto objective_scores = [&]() -> absl::Span<const double> {
+    if (gam == nullptr) return scores;
+    for (size_t i = 0; i < n; ++i) {
+      biased_scores[i] = scores[i] + bias[gam->positions[i] - 1];
+    }
+    return biased_scores;
+  };
+
   std::vector<float> gradients(n * outputs), hessians(n * outputs);
   std::vector<int32_t> leaf_of_document(n * outputs);
   std::vector<GrownTree> grown(outputs);
@@ -228,7 +297,8 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
                     iteration == first_iteration)) {
       draw_bag(iteration);
     }
-    objective.ComputeGradients(scores, query_in_bag, absl::MakeSpan(gradients),
+    const absl::Span<const double> seen = objective_scores();
+    objective.ComputeGradients(seen, query_in_bag, absl::MakeSpan(gradients),
                                absl::MakeSpan(hessians));
     // All trees of an iteration see the scores it started with.
     for (int32_t k = 0; k < outputs; ++k) {
@@ -255,7 +325,7 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
       assignment.lambda_l2 = config.lambda_l2;
       leaf_values.assign(tree.num_leaves(), 0.0);
       std::vector<double> statistics =
-          objective.LeafStatistics(scores, assignment);
+          objective.LeafStatistics(seen, assignment);
       reducer.Sum(absl::MakeSpan(statistics));
       objective.LeafValuesFromStatistics(statistics, assignment,
                                          absl::MakeSpan(leaf_values));
@@ -275,12 +345,16 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
       }
       result.trees.push_back(std::move(grown[k].tree));
     }
+    if (gam != nullptr) {
+      StepPositionBias(*gam, gradients, hessians, config.learning_rate,
+                       reducer, &bias);
+    }
 
     IterationReport report;
     report.iteration = iteration + 1;
     report.num_trees = config.num_trees;
     // The whole set's loss: each shard's, summed in rank order.
-    report.train_loss = objective.Loss(scores);
+    report.train_loss = objective.Loss(objective_scores());
     reducer.Sum(absl::MakeSpan(&report.train_loss, 1));
     report.train_metric = inputs.train_evaluator ? inputs.train_evaluator(scores) : nan;
     report.valid_metric = track_valid ? inputs.valid_evaluator(valid_scores) : nan;
@@ -306,6 +380,7 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
     result.best_iteration = static_cast<int32_t>(result.history.size());
   }
   result.trees.resize(static_cast<size_t>(result.best_iteration) * outputs);
+  result.position_bias = std::move(bias);
   return result;
 }
 

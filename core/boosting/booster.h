@@ -66,6 +66,18 @@ struct IterationReport {
 // transform themselves.
 using Evaluator = std::function<double(absl::Span<const double> scores)>;
 
+// A per-position additive bias learned jointly with the trees
+// (--position_debias=gam, as LightGBM 4.1's lambdarank position bias): the
+// objective sees score_i + b[positions[i] - 1]; after each iteration's
+// gradients, every b_p takes one regularised Newton step
+//   b_p -= learning_rate (G_p + lambda N_p b_p) / (H_p + lambda N_p + 1e-9),
+// G_p, H_p the summed gradients and hessians of the documents shown at p
+// and N_p their count, then b is shifted so that b_1 = 0 (ranking losses
+// see only differences). The trees (the saved model) never see b.
+struct PositionBiasConfig {
+  absl::Span<const int32_t> positions;  // per training document, >= 1
+  double regularization = 0.0;          // lambda
+};
 struct BoosterResult;
 
 struct BoosterInputs {
@@ -91,6 +103,8 @@ struct BoosterInputs {
   // the whole set (reduced) so every rank takes the same early-stopping
   // decision. Null (or one rank): single-process.
   Reducer* reducer = nullptr;
+  // Optional: learn a position bias jointly (single-output objectives).
+  const PositionBiasConfig* position_bias = nullptr;
   // Resuming a checkpointed run: the result of its first
   // resume->history.size() iterations (trees of every iteration, not cut to
   // the best). Their trees are replayed into the scores, and boosting goes
@@ -109,6 +123,8 @@ struct BoosterResult {
   std::vector<IterationReport> history;
   int32_t best_iteration = 0;   // 1-based; == history.size() w/o early stop
   int32_t num_features = 0;
+  // With inputs.position_bias: b_p for p = 1..max position (b_1 = 0).
+  std::vector<double> position_bias;
   // The best valid metric so far (-inf before any), for resuming.
   double best_metric = -std::numeric_limits<double>::infinity();
 };

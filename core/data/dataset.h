@@ -29,6 +29,12 @@ struct Dataset {
   // regrouped non-contiguous queries) input_line_order[i] is the 0-based
   // position among the input's data lines of stored document i.
   std::vector<uint32_t> input_line_order;
+  // Optional side data of clicks training (core/data/side_files.h), each
+  // empty when absent, else aligned with the stored documents / queries:
+  std::vector<float> weights;         // per document, >= 0 (".weight")
+  std::vector<float> query_weights;   // per query, >= 0 (query-level .weight)
+  std::vector<int32_t> positions;     // per document, display position >= 1
+  std::vector<float> propensities;    // per document, in (0, 1]
   // When this dataset is one shard of a larger set (distributed training,
   // each rank holding its share): the number of the set's queries before
   // this shard's first, and the largest label over the whole set (-1: this

@@ -21,6 +21,16 @@ Dataset SliceQueries(const Dataset& data, size_t first_query,
     slice.query_ids.assign(data.query_ids.begin() + first_query,
                            data.query_ids.begin() + end_query);
   }
+  auto slice_docs = [&](const auto& from, auto* to) {
+    if (!from.empty()) to->assign(from.begin() + first_doc, from.begin() + end_doc);
+  };
+  slice_docs(data.weights, &slice.weights);
+  slice_docs(data.positions, &slice.positions);
+  slice_docs(data.propensities, &slice.propensities);
+  if (!data.query_weights.empty()) {
+    slice.query_weights.assign(data.query_weights.begin() + first_query,
+                               data.query_weights.begin() + end_query);
+  }
   slice.features.resize(static_cast<size_t>(data.num_features) * docs);
   for (int32_t f = 0; f < data.num_features; ++f) {
     const float* column = data.column(f);

@@ -61,6 +61,10 @@ struct LambdaMartObjective::RankedQuery {
   const double* exps = nullptr;
   double* gradients = nullptr;
   double* hessians = nullptr;
+  // Training weights in rank order (query weight times document weight);
+  // null when the objective has none. A pair counts the weight of its more
+  // relevant document.
+  const double* weights = nullptr;
 };
 
 namespace {
@@ -90,8 +94,13 @@ void AccumulateRow(const Ranked& ranked, uint32_t i, double sigma,
     const double delta = std::abs(gain_i - ranked.gains[j]) *
                          (discount_i - discounts[j]) * inverse_ideal;
     const double rho = sign > 0 ? r * inverse : inverse;
-    const double lambda = sign * sigma * delta * rho;
-    const double curvature = sigma * sigma * delta * r * inverse * inverse;
+    double lambda = sign * sigma * delta * rho;
+    double curvature = sigma * sigma * delta * r * inverse * inverse;
+    if (ranked.weights != nullptr) {
+      const double w = sign > 0 ? ranked.weights[i] : ranked.weights[j];
+      lambda *= w;
+      curvature *= w;
+    }
     gradient_i -= lambda;
     ranked.gradients[j] += lambda;
     hessian_i += curvature;
@@ -112,8 +121,11 @@ double RowLoss(const Ranked& ranked, uint32_t i, double sigma,
     const double delta = std::abs(ranked.gains[i] - ranked.gains[j]) *
                          (discounts[i] - discounts[j]) * inverse_ideal;
     const double softplus = std::log1p(ratio(j));
+    const double w = ranked.weights == nullptr ? 1.0
+                     : ranked.labels[j] > label_i ? ranked.weights[j]
+                                                  : ranked.weights[i];
     // When j is the better document its margin s_j - s_i is <= 0.
-    loss += delta * (ranked.labels[j] > label_i
+    loss += w * delta * (ranked.labels[j] > label_i
                          ? softplus + sigma * (ranked.scores[i] - ranked.scores[j])
                          : softplus);
   }
@@ -155,7 +167,8 @@ bool LambdaMartObjective::RankQuery(size_t q, const double* scores,
         return RanksBefore(scores[a], labels[a], a, scores[b], labels[b], b);
       });
   scratch.labels.resize(n);
-  scratch.work.resize(5 * static_cast<size_t>(n));
+  const bool weighted = !training_weights().empty();
+  scratch.work.resize((weighted ? 6 : 5) * static_cast<size_t>(n));
   double* work = scratch.work.data();
   ranked->size = n;
   ranked->depth = options_.truncation == 0
@@ -176,7 +189,11 @@ bool LambdaMartObjective::RankQuery(size_t q, const double* scores,
     work[2 * n + r] = std::exp(options_.sigma * (scores[d] - top));
     work[3 * n + r] = 0.0;
     work[4 * n + r] = 0.0;
+    if (weighted) {
+      work[5 * n + r] = query_weight(q) * document_weight(queries().begin(q) + d);
+    }
   }
+  ranked->weights = weighted ? work + 5 * n : nullptr;
   return true;
 }
 

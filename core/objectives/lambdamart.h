@@ -36,7 +36,8 @@ absl::Status ValidateLambdaMartOptions(const LambdaMartOptions& options);
 //   h_h += sigma^2 dN rho (1 - rho),   h_l += the same.
 // These are the exact gradient and diagonal Hessian of
 //   Loss = sum_pairs dN log(1 + exp(-sigma (s_h - s_l)))
-// with dN frozen at the current ranking, which is what Loss() returns (it is
+// (each pair times the training weight of its more relevant document, when
+// there are weights) with dN frozen at the current ranking, which is what Loss() returns (it is
 // piecewise smooth: dN jumps when two scores cross). Queries whose labels are
 // all equal or whose ideal DCG is 0 get g = h = 0. Leaf values are the
 // default Newton step -sum g / (sum h + lambda_l2).
@@ -57,6 +58,9 @@ class LambdaMartObjective : public QueryObjective {
 
  protected:
   absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
+  // Pair (h, l) counts w_q w_h: the weight of its more relevant document
+  // (for IPS, 1 / propensity of the click), as unbiased LambdaMART does.
+  bool applies_own_weights() const override { return true; }
 
  private:
   struct RankedQuery;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -34,6 +35,17 @@ struct LeafAssignment {
 inline bool QueryInBag(absl::Span<const uint8_t> query_in_bag, size_t q) {
   return query_in_bag.empty() || query_in_bag[q] != 0;
 }
+
+// Training weights (docs/clicks-training.md): document[i] scales training
+// document i's terms as the loss defines it (PLRank: the document's pick
+// terms; LambdaMART: the pairs it is the more relevant document of; pointwise
+// losses: its own term), query[q] the whole of query q's loss. Either may be
+// empty (every weight 1); otherwise sized as the training set.
+struct TrainingWeights {
+  std::vector<double> document;
+  std::vector<double> query;
+  bool empty() const { return document.empty() && query.empty(); }
+};
 
 // A boosting loss. The booster and the tree learner know objectives only
 // through this interface; adding a loss never touches them.
@@ -110,9 +122,19 @@ class Objective {
   // The training loss at `scores` (lower is better); for logs and tests.
   virtual double Loss(absl::Span<const double> scores) const = 0;
 
+  // Sets the weights Init binds (before Init; empty = unweighted, the
+  // default). Init refuses weights the loss cannot use.
+  void SetTrainingWeights(TrainingWeights weights) {
+    training_weights_ = std::move(weights);
+  }
+  const TrainingWeights& training_weights() const { return training_weights_; }
+
   // Human-readable lines about preparation (e.g. context compression ratio),
   // printed by the trainer after Init. May be empty.
   virtual std::vector<std::string> Describe() const { return {}; }
+
+ private:
+  TrainingWeights training_weights_;
 };
 
 }  // namespace plrank

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
 
 namespace plrank {
 
@@ -20,6 +21,26 @@ absl::Status QueryObjective::BindQueries(const Dataset& train) {
 
 absl::Status QueryObjective::Init(const Dataset& train, uint64_t seed) {
   if (absl::Status status = BindQueries(train); !status.ok()) return status;
+  const TrainingWeights& weights = training_weights();
+  if (!weights.document.empty() &&
+      weights.document.size() != queries_.num_documents()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%d document weights for %d training documents",
+        weights.document.size(), queries_.num_documents()));
+  }
+  if (!weights.query.empty() &&
+      weights.query.size() != queries_.num_queries()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%d query weights for %d training queries",
+                        weights.query.size(), queries_.num_queries()));
+  }
+  if (!weights.document.empty() && !applies_own_weights()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--objective=%s takes query weights only (a .weight file with one "
+        "value per query, or group_weight=); per-document weights and "
+        "--position_debias=ips need plrank, lambdamart or mart1/mart2/cmart1",
+        name()));
+  }
   return InitQueries(train, seed);
 }
 
@@ -40,6 +61,8 @@ void QueryObjective::WriteDerivatives(absl::Span<const double> scores,
   const size_t num_documents = queries_.num_documents();
   const size_t outputs = static_cast<size_t>(num_outputs());
   const int64_t num_queries = static_cast<int64_t>(queries_.num_queries());
+  const bool scale_queries =
+      !applies_own_weights() && !training_weights().query.empty();
 #pragma omp parallel
   {
     // The loss's buffers and the query's derivatives in double, grown to the
@@ -60,6 +83,13 @@ void QueryObjective::WriteDerivatives(absl::Span<const double> scores,
       }
       QueryDerivatives(q, scores.data() + begin, first.data(), second.data(),
                        *scratch);
+      if (scale_queries) {
+        const double w = training_weights().query[q];
+        for (size_t i = 0; i < outputs * n; ++i) {
+          first[i] *= w;
+          second[i] *= w;
+        }
+      }
       for (size_t k = 0; k < outputs; ++k) {
         T* g = gradients + k * num_documents + begin;
         T* h = hessians + k * num_documents + begin;
@@ -90,12 +120,15 @@ void QueryObjective::ComputeDerivativesDouble(
 double QueryObjective::Loss(absl::Span<const double> scores) const {
   const int64_t num_queries = static_cast<int64_t>(queries_.num_queries());
   std::vector<double> per_query(queries_.num_queries(), 0.0);
+  const bool scale_queries =
+      !applies_own_weights() && !training_weights().query.empty();
 #pragma omp parallel
   {
     const std::unique_ptr<QueryScratch> scratch = NewScratch();
 #pragma omp for schedule(dynamic, 16)
     for (int64_t q = 0; q < num_queries; ++q) {
       per_query[q] = QueryLoss(q, scores.data() + queries_.begin(q), *scratch);
+      if (scale_queries) per_query[q] *= training_weights().query[q];
     }
   }
   // Query order, whatever thread computed which query.

@@ -66,6 +66,16 @@ class QueryObjective : public Objective {
 
   const QueryLabels& queries() const { return queries_; }
 
+  // Query q's weight (1 without query weights) and document i's (global
+  // index; 1 without document weights).
+  double query_weight(size_t q) const {
+    return training_weights().query.empty() ? 1.0 : training_weights().query[q];
+  }
+  double document_weight(size_t i) const {
+    return training_weights().document.empty() ? 1.0
+                                               : training_weights().document[i];
+  }
+
  protected:
   // Builds queries() from `train` (what Init does before InitQueries); for a
   // loss's other ways to initialise (PLRank's given permutations).
@@ -73,6 +83,11 @@ class QueryObjective : public Objective {
 
   // The loss's own preparation; queries() is already built.
   virtual absl::Status InitQueries(const Dataset& train, uint64_t seed) = 0;
+
+  // True when the loss applies training_weights() itself (in its
+  // derivatives, loss and leaf step). Otherwise the base scales query q's
+  // derivatives and loss by its query weight and refuses document weights.
+  virtual bool applies_own_weights() const { return false; }
 
   // One thread's buffers, created once per parallel region. A loss that
   // needs more than QueryScratch returns a subclass and downcasts it.

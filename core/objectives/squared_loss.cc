@@ -49,6 +49,15 @@ void SquaredLossObjective::QueryDerivatives(size_t q, const double* scores,
                                             double* gradients, double* hessians,
                                             QueryScratch& /*scratch*/) const {
   const double* targets = targets_.data() + queries().begin(q);
+  if (!training_weights().empty()) {
+    const double wq = query_weight(q);
+    for (uint32_t i = 0; i < queries().size(q); ++i) {
+      const double w = wq * document_weight(queries().begin(q) + i);
+      gradients[i] = w * (scores[i] - targets[i]);
+      hessians[i] = w;
+    }
+    return;
+  }
   for (uint32_t i = 0; i < queries().size(q); ++i) {
     gradients[i] = scores[i] - targets[i];
     hessians[i] = 1.0;
@@ -61,7 +70,12 @@ double SquaredLossObjective::QueryLoss(size_t q, const double* scores,
   double loss = 0.0;
   for (uint32_t i = 0; i < queries().size(q); ++i) {
     const double residual = scores[i] - targets[i];
-    loss += 0.5 * residual * residual;
+    if (training_weights().empty()) {
+      loss += 0.5 * residual * residual;
+    } else {
+      loss += 0.5 * query_weight(q) * document_weight(queries().begin(q) + i) *
+              residual * residual;
+    }
   }
   return loss;
 }

@@ -39,6 +39,9 @@ class SquaredLossObjective : public QueryObjective {
   absl::Span<const double> targets() const { return targets_; }
 
  protected:
+  // Weighted: sum_i 1/2 w_q w_i (s_i - t_i)^2.
+  bool applies_own_weights() const override { return true; }
+
   absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
 
  private:

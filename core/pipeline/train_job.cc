@@ -75,6 +75,12 @@ class NdcgEvaluator {
         reducer_(reducer != nullptr && reducer->num_ranks() > 1 ? reducer
                                                                 : nullptr) {
     for (int32_t k : cutoffs) specs_.push_back({MetricSpec::Kind::kNdcg, k});
+    if (HasQueryMetricWeights(*data)) {
+      query_weights_.resize(data->num_queries());
+      for (size_t q = 0; q < query_weights_.size(); ++q) {
+        query_weights_[q] = QueryMetricWeight(*data, q);
+      }
+    }
   }
 
   // One mean per cut-off; `first_only` computes only the first (the others
@@ -110,18 +116,24 @@ class NdcgEvaluator {
     const size_t computed = first_only ? 1 : specs_.size();
     if (reducer_ == nullptr) {
       for (size_t m = 0; m < computed; ++m) {
-        means[m] = MeanIgnoringNan(
-            PerQueryMetric(*data_, scores, specs_[m], options_));
+        const std::vector<double> per_query =
+            PerQueryMetric(*data_, scores, specs_[m], options_);
+        means[m] = query_weights_.empty() ? MeanIgnoringNan(per_query)
+                                          : WeightedMean(per_query);
       }
       return means;
     }
-    // Sums and counts of the queries with a value, over every rank.
+    // Sums and (weighted) counts of the queries with a value, over every
+    // rank.
     std::vector<double> sums(2 * computed, 0.0);
     for (size_t m = 0; m < computed; ++m) {
-      for (double value : PerQueryMetric(*data_, scores, specs_[m], options_)) {
-        if (std::isnan(value)) continue;
-        sums[2 * m] += value;
-        sums[2 * m + 1] += 1.0;
+      const std::vector<double> per_query =
+          PerQueryMetric(*data_, scores, specs_[m], options_);
+      for (size_t q = 0; q < per_query.size(); ++q) {
+        if (std::isnan(per_query[q])) continue;
+        const double w = query_weights_.empty() ? 1.0 : query_weights_[q];
+        sums[2 * m] += w * per_query[q];
+        sums[2 * m + 1] += w;
       }
     }
     reducer_->Sum(absl::MakeSpan(sums));
@@ -131,16 +143,30 @@ class NdcgEvaluator {
     return means;
   }
 
+  // The mean of the non-NaN values weighted by their queries' weights (NaN
+  // when no weight is left).
+  double WeightedMean(const std::vector<double>& per_query) const {
+    double sum = 0.0, total = 0.0;
+    for (size_t q = 0; q < per_query.size(); ++q) {
+      if (std::isnan(per_query[q])) continue;
+      sum += query_weights_[q] * per_query[q];
+      total += query_weights_[q];
+    }
+    return total > 0.0 ? sum / total : std::numeric_limits<double>::quiet_NaN();
+  }
+
   const Dataset* data_;
   std::vector<MetricSpec> specs_;
   int32_t num_outputs_;
   ScoreTransform transform_;
   MetricOptions options_;
+  std::vector<double> query_weights_;  // empty: every query counts 1
   Reducer* reducer_;  // null: single-process
 };
 
 absl::StatusOr<Dataset> LoadDataset(
-    const std::string& path, const ReadOptions& options, const TrainJob& job,
+    const std::string& path, const ReadOptions& options,
+    const SideFileOptions& side_files, const TrainJob& job,
     const std::function<void(const std::string&)>& log) {
   ReadStats stats;
   absl::StatusOr<Dataset> data;
@@ -162,6 +188,12 @@ absl::StatusOr<Dataset> LoadDataset(
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": the dataset has no documents"));
   }
+  std::vector<std::string> notes;
+  if (absl::Status s = ReadSideFiles(path, side_files, &*data, &notes);
+      !s.ok()) {
+    return s;
+  }
+  for (const std::string& note : notes) log(note);
   return data;
 }
 
@@ -446,13 +478,16 @@ absl::StatusOr<TrainData> LoadTrainData(
   const bool sharded = reducer.num_ranks() > 1 ||
                        HasRankPlaceholder(job.train_path) ||
                        HasRankPlaceholder(job.valid_path);
-  auto load = [&](const std::string& path,
-                  const ReadOptions& options) -> absl::StatusOr<Dataset> {
+  // A shard's side files are those beside its file ({rank} files); a byte
+  // range of one file does not line up with the whole file's side files,
+  // which the line-count check then refuses.
+  auto load = [&](const std::string& path, const ReadOptions& options,
+                  const SideFileOptions& side_files) -> absl::StatusOr<Dataset> {
     absl::StatusOr<ShardSource> source = ResolveShardSource(
         path, options, reducer.rank(), reducer.num_ranks());
     if (!source.ok()) return source.status();
     absl::StatusOr<Dataset> data =
-        LoadDataset(source->path, source->options, job, log);
+        LoadDataset(source->path, source->options, side_files, job, log);
     if (!data.ok() || !sharded) return data;
     // Group-size files number their queries; renumbered by their place in
     // the whole set, as single-process reading of the whole numbers them.
@@ -469,7 +504,8 @@ absl::StatusOr<TrainData> LoadTrainData(
     return data;
   };
   TrainData data;
-  absl::StatusOr<Dataset> train = load(job.train_path, read_options);
+  absl::StatusOr<Dataset> train =
+      load(job.train_path, read_options, job.side_files);
   if (!train.ok()) return train.status();
   data.train = *std::move(train);
   // Checked now rather than when the model is written after training.
@@ -481,7 +517,8 @@ absl::StatusOr<TrainData> LoadTrainData(
   if (!job.valid_path.empty()) {
     ReadOptions valid_options = read_options;
     valid_options.num_features = data.train.num_features;
-    absl::StatusOr<Dataset> valid = load(job.valid_path, valid_options);
+    absl::StatusOr<Dataset> valid =
+        load(job.valid_path, valid_options, SideFileOptions{});
     if (!valid.ok()) return valid.status();
     data.valid = *std::move(valid);
   }
@@ -672,6 +709,13 @@ absl::StatusOr<TrainSummary> TrainOnData(
   }
 
   if (const LinearTrainer* trainer = FindLinearTrainer(job.objective.name)) {
+    if (!train.weights.empty() || !train.query_weights.empty() ||
+        job.clicks.position_debias != PositionDebias::kNone) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--objective=%s (a linear ranker) takes no weights and no "
+          "--position_debias; use a tree objective",
+          job.objective.name));
+    }
     if (init_model) {
       return absl::InvalidArgumentError(
           "--init_model applies to tree objectives, not linear rankers");
@@ -726,6 +770,17 @@ absl::StatusOr<TrainSummary> TrainOnData(
   absl::StatusOr<std::unique_ptr<Objective>> objective =
       MakeObjective(job.objective);
   if (!objective.ok()) return objective.status();
+  ClickWeightsInfo click_info;
+  absl::StatusOr<TrainingWeights> weights =
+      TrainingWeightsFor(train, job.clicks, &click_info);
+  if (!weights.ok()) return weights.status();
+  for (const std::string& note : click_info.notes) log(note);
+  if (!weights->empty()) {
+    log(absl::StrFormat("training weights: %s%s",
+                        weights->document.empty() ? "" : "per document ",
+                        weights->query.empty() ? "" : "per query"));
+  }
+  (*objective)->SetTrainingWeights(*std::move(weights));
   if (absl::Status status = (*objective)->Init(train, job.booster.seed);
       !status.ok()) {
     return status;
@@ -740,6 +795,14 @@ absl::StatusOr<TrainSummary> TrainOnData(
   inputs.valid = valid;
   inputs.objective = objective->get();
   inputs.reducer = job.reducer;
+  PositionBiasConfig position_bias;
+  if (job.clicks.position_debias == PositionDebias::kGam) {
+    position_bias.positions = train.positions;
+    position_bias.regularization = job.clicks.position_bias_regularization;
+    inputs.position_bias = &position_bias;
+    log("gam: a per-position bias is learned with the trees (the model "
+        "scores without it)");
+  }
   if (init_model) {
     if (init_model->num_outputs != num_outputs) {
       return absl::InvalidArgumentError(absl::StrFormat(
@@ -914,6 +977,17 @@ absl::StatusOr<TrainSummary> TrainOnData(
   model.transform = transform;
   for (Tree& tree : result->trees) model.trees.push_back(std::move(tree));
   model.parameters = job.parameters;
+  if (!result->position_bias.empty()) {
+    summary.position_bias = result->position_bias;
+    model.parameters["position_bias_curve"] = FormatCurve(result->position_bias);
+    log(absl::StrCat("gam: learned position bias b_1..b_",
+                     result->position_bias.size(), ": ",
+                     FormatCurve(result->position_bias)));
+  }
+  if (!click_info.propensity_curve.empty()) {
+    model.parameters["ips_propensity_curve"] =
+        FormatCurve(click_info.propensity_curve);
+  }
   HistoryInfo history;
   history.trees = job.booster.num_trees;
   for (const IterationReport& report : result->history) {

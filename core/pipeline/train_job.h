@@ -12,11 +12,13 @@
 #include "core/boosting/booster.h"
 #include "core/boosting/reducer.h"
 #include "core/data/letor_reader.h"
+#include "core/data/side_files.h"
 #include "core/linear/coordinate_ascent.h"
 #include "core/linear/linear_listmle.h"
 #include "core/metrics/ranking_metrics.h"
 #include "core/model/ensemble.h"
 #include "core/objectives/registry.h"
+#include "core/pipeline/click_training.h"
 #include "core/pipeline/linear_trainers.h"
 #include "core/pipeline/training_history.h"
 
@@ -38,6 +40,13 @@ struct TrainJob {
   // stored in the model; dumps and importance tables then show them.
   std::string feature_names_path;
   ReadOptions read_options;
+  // Side files of --train (docs/clicks-training.md): explicit paths, else
+  // "<train>.weight" / ".position" / ".propensity" when they exist. The
+  // valid set's are always looked for beside it (its weights weigh its
+  // queries in the metrics).
+  SideFileOptions side_files;
+  // Weights and position debiasing (ips, gam) of tree objectives.
+  ClickOptions clicks;
   // Read --train / --valid through binary caches (core/data/dataset_cache.h)
   // in dataset_cache_dir ("" = beside each file): the first run parses and
   // writes them, later runs on unchanged files skip parsing.
@@ -95,6 +104,9 @@ struct TrainSummary {
   int64_t train_documents = 0;
   int64_t train_queries = 0;
   Ensemble model;               // as written to model_out
+  // --position_debias=gam: b_1..b_m (b_1 = 0); also printed and stored in
+  // model.parameters["position_bias_curve"].
+  std::vector<double> position_bias;
   // With record_history (or history_out): TrainingHistoryJson(model,
   // history) is the --history_out document.
   HistoryInfo history;

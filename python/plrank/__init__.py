@@ -60,6 +60,7 @@ _NOT_PARAMS = {
     "valid": "pass the validation data as valid",
     "model_out": "save the model with Model.save(path)",
     "history_out": "read the learning curves from Model.history",
+    "estimate_propensities": "run plrank-train --estimate_propensities=FILE",
 }
 
 
@@ -80,8 +81,12 @@ def _flag_value(name: str, value: Any) -> str:
     if isinstance(value, (list, tuple)) and all(
             isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
         return ",".join(str(int(v)) for v in value)  # eval_at=[1, 3, 10]
+    if isinstance(value, (list, tuple)) and all(
+            isinstance(v, (int, float, np.integer, np.floating)) and
+            not isinstance(v, bool) for v in value):
+        return ",".join(repr(float(v)) for v in value)  # position_propensities
     raise TypeError(f"parameter {name}: {type(value).__name__} is not a bool, "
-                    "number, string or list of integers")
+                    "number, string or list of numbers")
 
 
 def _data_arg(what: str, data: Data) -> Union[str, tuple]:
@@ -198,7 +203,11 @@ Callback = Callable[[int, Dict[str, Any]], Optional[bool]]
 def train(params: Optional[Mapping[str, ParamValue]], train: Data,
           valid: Optional[Data] = None, *,
           log: Optional[Callable[[str], None]] = None,
-          callbacks: Optional[Sequence[Callback]] = None) -> Model:
+          callbacks: Optional[Sequence[Callback]] = None,
+          sample_weight: Optional[npt.ArrayLike] = None,
+          group_weight: Optional[npt.ArrayLike] = None,
+          position: Optional[npt.ArrayLike] = None,
+          propensity: Optional[npt.ArrayLike] = None) -> Model:
     """Trains a model as plrank-train does.
 
     params: plrank-train's flags by name, with its defaults (objective,
@@ -217,6 +226,12 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
       training after that iteration (the model keeps the iterations run). An
       exception in a callback stops training and is raised. Tree objectives
       only.
+    sample_weight, group_weight, position, propensity: of the training set
+      (docs/clicks-training.md), replacing its side files: one weight >= 0
+      per document / one per query, the 1-based display position and the
+      propensity in (0, 1] of each document, in the documents' order (a
+      file's line order). position and propensity are what
+      position_debias="gam" / "ips" use.
     """
     values: List[Tuple[str, str]] = []
     for name, value in (params or {}).items():
@@ -234,9 +249,18 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
             for f in funcs:
                 stop = bool(f(iteration, info)) or stop
             return stop
+    side: Dict[str, List[float]] = {}
+    for name, value in (("sample_weight", sample_weight),
+                        ("group_weight", group_weight), ("position", position),
+                        ("propensity", propensity)):
+        if value is not None:
+            array = np.asarray(value, dtype=np.float64)
+            if array.ndim != 1:
+                raise ValueError(f"{name} must be 1-D, not {array.ndim}-D")
+            side[name] = array.tolist()
     core, ignored = _core.train(values, _data_arg("train", train),
                                 None if valid is None else _data_arg("valid", valid),
-                                sink, callback)
+                                sink, callback, side)
     if ignored:
         names = ", ".join(name.lstrip("-") for name in ignored)
         warnings.warn(f"objective {core.objective!r} ignores {names}",

@@ -4,6 +4,7 @@
 // Python exception carrying its message (StatusToException).
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@
 #include "core/model/feature_importance.h"
 #include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
+#include "core/data/side_files.h"
 #include "core/pipeline/train_job.h"
 #include "core/pipeline/training_history.h"
 #include "trainer/train_options.h"
@@ -318,10 +320,51 @@ using DataArg = std::variant<std::string, py::tuple>;
 // receives the progress lines (none with quiet=true).
 // `callback` (optional): (iteration, {"train_loss": ..., "train": {...},
 // "valid": {...}}) after every iteration; a true result stops training.
+// `side`: the training set's sample_weight / group_weight / position /
+// propensity arrays (docs/clicks-training.md), replacing side files.
+using SideArrays = std::map<std::string, std::vector<double>>;
+
+absl::Status AttachSideArrays(const SideArrays& side, Dataset* data) {
+  struct Kind {
+    const char* name;
+    SideKind kind;
+    bool query_level;
+  };
+  for (const Kind& k : {Kind{"sample_weight", SideKind::kWeight, false},
+                        Kind{"group_weight", SideKind::kWeight, true},
+                        Kind{"position", SideKind::kPosition, false},
+                        Kind{"propensity", SideKind::kPropensity, false}}) {
+    auto it = side.find(k.name);
+    if (it == side.end() || it->second.empty()) continue;
+    if (k.query_level && it->second.size() != data->num_queries()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "group_weight: %d values, but the training set has %d queries",
+          it->second.size(), data->num_queries()));
+    }
+    if (k.query_level) {
+      data->query_weights.assign(it->second.begin(), it->second.end());
+      for (size_t q = 0; q < it->second.size(); ++q) {
+        if (!(it->second[q] >= 0.0 && std::isfinite(it->second[q]))) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "group_weight[%d] = %g; expected a finite number >= 0", q,
+              it->second[q]));
+        }
+      }
+      continue;
+    }
+    if (absl::Status s = AttachSideValues(it->second, k.name, k.kind,
+                                          /*allow_query_level=*/false, data);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 TrainResult Train(const std::vector<std::pair<std::string, std::string>>& params,
                   const DataArg& train, const std::optional<DataArg>& valid,
                   const std::function<void(const std::string&)>& log,
-                  const py::object& callback) {
+                  const py::object& callback, const SideArrays& side) {
   std::vector<std::pair<std::string, std::string>> all = params;
   // The artifact records --train / --valid as plrank-train does.
   if (const auto* path = std::get_if<std::string>(&train)) {
@@ -420,6 +463,14 @@ TrainResult Train(const std::vector<std::pair<std::string, std::string>>& params
         absl::StatusOr<Dataset> read = ReadLetorFile(job.valid_path, options);
         if (!read.ok()) return read.status();
         valid_set = *std::move(read);
+        if (absl::Status s = ReadSideFiles(job.valid_path, SideFileOptions{},
+                                           &*valid_set, nullptr);
+            !s.ok()) {
+          return s;
+        }
+      }
+      if (absl::Status s = AttachSideArrays(side, &*train_set); !s.ok()) {
+        return s;
       }
       return TrainOnData(job, *train_set, valid_set ? &*valid_set : nullptr,
                          /*record_history=*/true, log_line);
@@ -525,12 +576,13 @@ PYBIND11_MODULE(_core, m) {
       [](const std::vector<std::pair<std::string, std::string>>& params,
          const pp::DataArg& train, const std::optional<pp::DataArg>& valid,
          const std::function<void(const std::string&)>& log,
-         const py::object& callback) {
-        pp::TrainResult result = pp::Train(params, train, valid, log, callback);
+         const py::object& callback, const pp::SideArrays& side) {
+        pp::TrainResult result =
+            pp::Train(params, train, valid, log, callback, side);
         return py::make_tuple(result.model, result.ignored);
       },
       py::arg("params"), py::arg("train"), py::arg("valid"), py::arg("log"),
-      py::arg("callback") = py::none());
+      py::arg("callback") = py::none(), py::arg("side") = pp::SideArrays{});
 
   m.def("mean_ndcg", &pp::MeanNdcg, py::arg("y"), py::arg("group_sizes"),
         py::arg("scores"), py::arg("k"));

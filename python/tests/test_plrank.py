@@ -226,3 +226,41 @@ def test_serving_client_still_imports(tmp_path):
     package, has_train, stubs, client_file = probe.stdout.split()
     assert package == plrank.__file__ and has_train == "True"
     assert stubs.startswith(gen) and client_file.startswith(client)
+
+
+def test_unit_sample_weights_change_nothing_and_match_a_weight_file(model, data, tmp_path):
+    x, y, groups = plrank.read_letor(data / "d.train")
+    valid = plrank.read_letor(data / "d.vali", num_features=x.shape[1])
+    x_test, _, _ = plrank.read_letor(data / "d.test", num_features=model.num_features)
+    plain = plrank.train(PARAMS, (x, y, groups), valid)
+    ones = plrank.train(PARAMS, (x, y, groups), valid, sample_weight=np.ones(len(y)))
+    np.testing.assert_array_equal(ones.predict(x_test), plain.predict(x_test))
+    # Uneven weights change the model; the same weights beside the file (a
+    # LightGBM-style .weight) give the same model as sample_weight=.
+    weights = 0.5 + (np.arange(len(y)) % 3)
+    weighted = plrank.train(PARAMS, (x, y, groups), valid, sample_weight=weights)
+    assert not np.array_equal(weighted.predict(x_test), plain.predict(x_test))
+    train_copy = tmp_path / "w.train"
+    train_copy.write_text((data / "d.train").read_text())
+    (tmp_path / "w.train.weight").write_text("".join(f"{w}\n" for w in weights))
+    from_file = plrank.train(PARAMS, train_copy, str(data / "d.vali"))
+    np.testing.assert_array_equal(from_file.predict(x_test), weighted.predict(x_test))
+    with pytest.raises(ValueError, match="w.train.weight:2: 2 weight values"):
+        (tmp_path / "w.train.weight").write_text("1\n1\n")
+        plrank.train(PARAMS, train_copy)
+
+
+def test_group_weight_position_and_gam(data):
+    x, y, groups = plrank.read_letor(data / "d.train")
+    position = np.concatenate([np.arange(1, g + 1) for g in groups])
+    params = dict(PARAMS, position_debias="gam")
+    gam = plrank.train(params, (x, y, groups), position=position,
+                       group_weight=np.linspace(0.5, 2.0, len(groups)))
+    curve = [float(v) for v in gam.parameters["position_bias_curve"].split(",")]
+    assert curve[0] == 0.0 and len(curve) == int(position.max())
+    ips = plrank.train(dict(PARAMS, position_debias="ips",
+                            position_propensities=[1.0, 0.5, 0.25]),
+                       (x, y, groups), position=position)
+    assert ips.parameters["ips_propensity_curve"] == "1,0.5,0.25"
+    with pytest.raises(ValueError, match="needs a display position"):
+        plrank.train(params, (x, y, groups))

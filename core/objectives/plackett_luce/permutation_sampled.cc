@@ -167,6 +167,12 @@ struct PlScratch : QueryScratch {
 
 absl::Status PlackettLucePermutationObjective::InitQueries(const Dataset& train,
                                                 uint64_t seed) {
+  if (!training_weights().empty()) {
+    return absl::InvalidArgumentError(
+        "--pl_ties=permutation takes no training weights (weight files, "
+        "--position_debias=ips); use the default tie groups (--pl_ties=efron "
+        "or independent)");
+  }
   absl::StatusOr<PlContexts> contexts = PlContexts::Build(train, options_, seed);
   if (!contexts.ok()) return contexts.status();
   contexts_ = *std::move(contexts);

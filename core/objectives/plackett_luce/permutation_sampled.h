@@ -85,6 +85,8 @@ class PlackettLucePermutationObjective : public QueryObjective {
 
  protected:
   absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
+  // Refuses every weight itself (InitQueries), with a message that says so.
+  bool applies_own_weights() const override { return true; }
   std::unique_ptr<QueryScratch> NewScratch() const override;
 
  private:

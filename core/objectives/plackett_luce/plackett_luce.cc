@@ -29,6 +29,7 @@ struct TiedWorkspace {
   std::vector<double> member_weight;  // kIndependent: each member's weight
   // Per leaf (leaf step only):
   std::vector<double> leaf_below, leaf_group;
+  std::vector<double> leaf_share;  // members' summed shares (weights only)
   std::vector<uint32_t> leaf_members;
   std::vector<uint8_t> touched;
   std::vector<int32_t> touched_list;
@@ -63,6 +64,7 @@ double PrepareQuery(const double* scores, const PlTieQuery& query,
         std::exp(pl_internal::PlExpArgument(scores[d], max_score));
   }
   const PlTieGroup* group = groups.groups(query);
+  const double* share = groups.shares(query);
   double below = 0.0;
   for (uint32_t i = query.num_groups; i-- > 0;) {
     const uint32_t* members = groups.members(group[i]);
@@ -88,7 +90,19 @@ double PrepareQuery(const double* scores, const PlTieQuery& query,
     if (ties == PlTies::kIndependent) {
       // Every member is picked from itself and R, with the mean weight of
       // the group's picks (its expected weight over the orders of G).
-      if (group[i].terms > 0) {
+      if (group[i].terms > 0 && share != nullptr) {
+        for (uint32_t k = 0; k < size; ++k) {
+          const double e = ws.exp_score[members[k]];
+          const double inv = 1.0 / std::max(below + e, DBL_MIN);
+          const double t = share[members[k]];
+          alpha += t * inv;
+          gamma += t * inv * inv;
+          eta += t * e * inv * inv;
+        }
+        alpha *= ws.member_weight[i];
+        gamma *= ws.member_weight[i];
+        eta *= ws.member_weight[i];
+      } else if (group[i].terms > 0) {
         for (uint32_t k = 0; k < size; ++k) {
           const double e = ws.exp_score[members[k]];
           const double inv = 1.0 / std::max(below + e, DBL_MIN);
@@ -138,6 +152,7 @@ void TiedQueryDerivatives(const double* scores, const PlTieQuery& query,
   PrepareQuery(scores, query, groups, ties, ws);
   const bool independent = ties == PlTies::kIndependent;
   const PlTieGroup* group = groups.groups(query);
+  const double* share = groups.shares(query);
   double alpha_above = 0.0;  // sum of alpha over the groups above i
   for (uint32_t i = 0; i < query.num_groups; ++i) {
     const uint32_t* members = groups.members(group[i]);
@@ -150,16 +165,19 @@ void TiedQueryDerivatives(const double* scores, const PlTieQuery& query,
       double first, second;
       if (independent) {
         // Own pick: w (1 - e/(R + e)) = w R/(R + e), w e R/(R + e)^2.
-        const double own = group[i].terms > 0
-                               ? ws.member_weight[i] /
-                                     std::max(ws.below[i] + e, DBL_MIN)
-                               : 0.0;
+        const double own =
+            group[i].terms > 0
+                ? (share != nullptr ? ws.member_weight[i] * share[d]
+                                    : ws.member_weight[i]) /
+                      std::max(ws.below[i] + e, DBL_MIN)
+                : 0.0;
         first = own * ws.below[i];
         second = own * ws.below[i] * e / std::max(ws.below[i] + e, DBL_MIN);
       } else {
         // Own group: W/|G| - e beta; exactly R alpha for a singleton.
-        first = group[i].size == 1
-                    ? ws.below[i] * ws.alpha[i]
+        first = group[i].size == 1 ? ws.below[i] * ws.alpha[i]
+                : share != nullptr
+                    ? ws.omega[i] / group[i].size * share[d] - e * ws.beta[i]
                     : ws.omega[i] / group[i].size - e * ws.beta[i];
         second = e * (ws.below[i] * ws.delta[i] + others * ws.epsilon[i]);
       }
@@ -184,6 +202,7 @@ double TiedQueryLoss(const double* scores, const PlTieQuery& query,
   if (query.num_terms == 0) return 0.0;
   const double max_score = PrepareQuery(scores, query, groups, ties, ws);
   const PlTieGroup* group = groups.groups(query);
+  const double* share = groups.shares(query);
   double loss = 0.0;
   for (uint32_t i = 0; i < query.num_groups; ++i) {
     if (group[i].terms == 0) continue;
@@ -191,7 +210,8 @@ double TiedQueryLoss(const double* scores, const PlTieQuery& query,
     if (ties == PlTies::kIndependent) {
       for (uint32_t k = 0; k < group[i].size; ++k) {
         const uint32_t d = members[k];
-        loss += ws.member_weight[i] *
+        loss += (share != nullptr ? ws.member_weight[i] * share[d]
+                                  : ws.member_weight[i]) *
                 (std::log(std::max(ws.below[i] + ws.exp_score[d], DBL_MIN)) -
                  pl_internal::PlExpArgument(scores[d], max_score));
       }
@@ -199,7 +219,9 @@ double TiedQueryLoss(const double* scores, const PlTieQuery& query,
     }
     double mean = 0.0;
     for (uint32_t k = 0; k < group[i].size; ++k) {
-      mean += pl_internal::PlExpArgument(scores[members[k]], max_score);
+      const double argument =
+          pl_internal::PlExpArgument(scores[members[k]], max_score);
+      mean += share != nullptr ? share[members[k]] * argument : argument;
     }
     mean /= group[i].size;
     const double* w = groups.weights(group[i]);
@@ -222,6 +244,7 @@ void AccumulateQuery(const double* scores, const int32_t* leaf,
   PrepareQuery(scores, query, groups, ties, ws);
   const bool independent = ties == PlTies::kIndependent;
   const PlTieGroup* group = groups.groups(query);
+  const double* share = groups.shares(query);
   ws.touched_list.clear();
   for (uint32_t i = query.num_groups; i-- > 0;) {
     const uint32_t* members = groups.members(group[i]);
@@ -234,9 +257,11 @@ void AccumulateQuery(const double* scores, const int32_t* leaf,
         ws.leaf_below[u] = 0.0;
         ws.leaf_group[u] = 0.0;
         ws.leaf_members[u] = 0;
+        ws.leaf_share[u] = 0.0;
       }
       ws.leaf_group[u] += ws.exp_score[members[k]];
       ++ws.leaf_members[u];
+      if (share != nullptr) ws.leaf_share[u] += share[members[k]];
     }
     if (group[i].terms > 0 && independent) {
       // Leaves see P = r/D for picks outside them; each member's own leaf
@@ -255,8 +280,9 @@ void AccumulateQuery(const double* scores, const int32_t* leaf,
         const double e = ws.exp_score[members[k]];
         const double inv = 1.0 / std::max(ws.below[i] + e, DBL_MIN);
         const double r = ws.leaf_below[u];
-        first[u] += w * (1.0 - e * inv);
-        second[u] += w * (e * inv * (2.0 * r + e) * inv - e * inv);
+        const double wd = share != nullptr ? w * share[members[k]] : w;
+        first[u] += wd * (1.0 - e * inv);
+        second[u] += wd * (e * inv * (2.0 * r + e) * inv - e * inv);
       }
     } else if (group[i].terms > 0) {
       const double inv_size = 1.0 / group[i].size;
@@ -265,7 +291,10 @@ void AccumulateQuery(const double* scores, const int32_t* leaf,
         const double p1 = r * ws.alpha[i] + a * ws.beta[i];
         const double p2 = r * r * ws.gamma[i] + 2.0 * r * a * ws.delta[i] +
                           a * a * ws.epsilon[i];
-        first[u] += ws.omega[i] * ws.leaf_members[u] * inv_size - p1;
+        first[u] += (share != nullptr
+                         ? ws.omega[i] * ws.leaf_share[u] * inv_size
+                         : ws.omega[i] * ws.leaf_members[u] * inv_size) -
+                    p1;
         second[u] += p2 - p1;
         count[u] += ws.omega[i];
       }
@@ -274,6 +303,7 @@ void AccumulateQuery(const double* scores, const int32_t* leaf,
       ws.leaf_below[u] += ws.leaf_group[u];
       ws.leaf_group[u] = 0.0;
       ws.leaf_members[u] = 0;
+      ws.leaf_share[u] = 0.0;
     }
   }
   for (int32_t u : ws.touched_list) ws.touched[u] = 0;
@@ -288,7 +318,8 @@ struct TiedScratch : QueryScratch {
 
 absl::Status PlackettLuceObjective::InitQueries(const Dataset& train,
                                                     uint64_t /*seed*/) {
-  absl::StatusOr<PlTieGroups> groups = PlTieGroups::Build(train, options_);
+  absl::StatusOr<PlTieGroups> groups =
+      PlTieGroups::Build(train, options_, &training_weights());
   if (!groups.ok()) return groups.status();
   groups_ = *std::move(groups);
   return absl::OkStatus();
@@ -342,6 +373,7 @@ PlackettLuceObjective::ComputeLeafDerivatives(
         ws.leaf_below.assign(num_leaves, 0.0);
         ws.leaf_group.assign(num_leaves, 0.0);
         ws.leaf_members.assign(num_leaves, 0);
+        ws.leaf_share.assign(num_leaves, 0.0);
         ws.touched.assign(num_leaves, 0);
         ws.touched_list.reserve(num_leaves);
       },

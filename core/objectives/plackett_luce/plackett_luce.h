@@ -35,7 +35,10 @@ namespace plrank {
 // and the per-leaf Newton step is exact, as in PlackettLucePermutationObjective:
 //   P_{U,G,k} = (R_{G,U} + c E_{G,U}) / D_{G,k},
 //   L''_U = -sum_{G,k} w P (1 - P),  value = L'_U / (-L''_U + l2 + damping N_U)
-// clipped to max_leaf_step. Every sum is formed from positive terms (no
+// clipped to max_leaf_step. Training weights (TrainingWeights): every term
+// of G counts w_q mean_{g in G} w_g, and mean_g s_g becomes
+// sum_g (w_g / mean w) s_g / |G| (each member's numerator share follows its
+// weight); under kIndependent member d's pick counts wbar_G w_d / mean w. Every sum is formed from positive terms (no
 // total-minus-part cancellation). Deterministic for any thread count.
 class PlackettLuceObjective : public QueryObjective {
  public:
@@ -77,6 +80,8 @@ class PlackettLuceObjective : public QueryObjective {
 
  protected:
   absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
+  // Weights enter the term weights and member shares (PlTieGroups::Build).
+  bool applies_own_weights() const override { return true; }
   std::unique_ptr<QueryScratch> NewScratch() const override;
 
  private:

@@ -35,12 +35,17 @@ double TermWeight(PlWeighting weighting, int32_t label, uint32_t position,
 }  // namespace
 
 absl::StatusOr<PlTieGroups> PlTieGroups::Build(
-    const Dataset& data, const PlackettLuceOptions& options) {
+    const Dataset& data, const PlackettLuceOptions& options,
+    const TrainingWeights* weights) {
   if (absl::Status s = ValidatePlackettLuceOptions(options); !s.ok()) return s;
   PlTieGroups result;
   const size_t num_queries = data.num_queries();
   result.queries_.resize(num_queries);
   result.members_.resize(data.num_documents());
+  const bool document_weights =
+      weights != nullptr && !weights->document.empty();
+  const bool query_weights = weights != nullptr && !weights->query.empty();
+  if (document_weights) result.share_.assign(data.num_documents(), 1.0);
   std::vector<uint32_t> order;
   for (size_t q = 0; q < num_queries; ++q) {
     PlTieQuery& query = result.queries_[q];
@@ -77,10 +82,24 @@ absl::StatusOr<PlTieGroups> PlTieGroups::Build(
                                   : static_cast<uint32_t>(options.topk);
         group.terms = start >= topk ? 0 : std::min(group.size, topk - start);
       }
+      double scale = query_weights ? weights->query[q] : 1.0;
+      if (document_weights) {
+        double sum = 0.0;
+        for (uint32_t k = start; k < end; ++k) {
+          sum += weights->document[query.begin + order[k]];
+        }
+        const double mean = sum / group.size;
+        for (uint32_t k = start; k < end; ++k) {
+          const uint32_t d = query.begin + order[k];
+          result.share_[d] = mean > 0.0 ? weights->document[d] / mean : 0.0;
+        }
+        scale *= mean;
+      }
       for (uint32_t k = 0; k < group.terms; ++k) {
-        result.weights_.push_back(
-            TermWeight(options.weighting, labels[order[start]], start + k,
-                       query.size - end));
+        const double w = TermWeight(options.weighting, labels[order[start]],
+                                    start + k, query.size - end);
+        result.weights_.push_back(query_weights || document_weights ? w * scale
+                                                                    : w);
       }
       query.num_terms += group.terms;
       result.groups_.push_back(group);

@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
+#include "core/objectives/objective.h"
 #include "core/objectives/plackett_luce/options.h"
 
 namespace plrank {
@@ -38,8 +39,13 @@ struct PlTieQuery {
 // equally labelled documents). Its weight follows options.weighting.
 class PlTieGroups {
  public:
-  static absl::StatusOr<PlTieGroups> Build(const Dataset& data,
-                                           const PlackettLuceOptions& options);
+  // `weights` (optional, may be empty): a query's term weights are scaled
+  // by its query weight and each group's by the mean document weight of its
+  // members; each member's share of the group's numerator (and, under
+  // kIndependent, of its own pick) is its weight over that mean.
+  static absl::StatusOr<PlTieGroups> Build(
+      const Dataset& data, const PlackettLuceOptions& options,
+      const TrainingWeights* weights = nullptr);
 
   absl::Span<const PlTieQuery> queries() const { return queries_; }
   const PlTieGroup* groups(const PlTieQuery& q) const {
@@ -52,6 +58,11 @@ class PlTieGroups {
   const double* weights(const PlTieGroup& g) const {
     return weights_.data() + g.weight_begin;
   }
+  // Per training document (global index): its weight over the mean weight
+  // of its tie group; null without document weights (every share 1).
+  const double* shares(const PlTieQuery& q) const {
+    return share_.empty() ? nullptr : share_.data() + q.begin;
+  }
   uint32_t max_query_size() const { return max_query_size_; }
   uint32_t max_groups() const { return max_groups_; }
   int64_t total_terms() const { return total_terms_; }
@@ -62,6 +73,7 @@ class PlTieGroups {
   std::vector<PlTieGroup> groups_;
   std::vector<uint32_t> members_;
   std::vector<double> weights_;
+  std::vector<double> share_;
   uint32_t max_query_size_ = 0;
   uint32_t max_groups_ = 0;
   int64_t total_terms_ = 0;

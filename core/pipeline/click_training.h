@@ -1,0 +1,59 @@
+#ifndef PLRANK_CORE_PIPELINE_CLICK_TRAINING_H_
+#define PLRANK_CORE_PIPELINE_CLICK_TRAINING_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/data/dataset.h"
+#include "core/objectives/objective.h"
+
+namespace plrank {
+
+// --position_debias (docs/clicks-training.md).
+enum class PositionDebias {
+  kNone,  // positions, if any, are not used
+  kGam,   // a per-position additive bias learned with the trees
+  kIps,   // clicked documents weighted by 1 / propensity
+};
+absl::StatusOr<PositionDebias> ParsePositionDebias(const std::string& name);
+const char* PositionDebiasName(PositionDebias debias);
+
+struct ClickOptions {
+  PositionDebias position_debias = PositionDebias::kNone;
+  // ips: propensity of positions 1, 2, ... (a position beyond the list gets
+  // the last value). Empty: the data's per-document propensities, else
+  // estimated from the clicks (EstimatePropensities).
+  std::vector<double> position_propensities;
+  // ips: 1 / propensity is clipped to this (variance against bias).
+  double max_ips_weight = 20.0;
+  // gam: lambda of PositionBiasConfig.
+  double position_bias_regularization = 0.0;
+};
+
+// What TrainingWeightsFor decided, for the log and the artifact.
+struct ClickWeightsInfo {
+  std::vector<std::string> notes;   // human-readable lines
+  // ips: the propensity curve used when it came from positions (given or
+  // estimated); empty for per-document propensities.
+  std::vector<double> propensity_curve;
+  bool estimated = false;
+  int64_t clipped = 0;  // clicked documents whose 1 / propensity was clipped
+};
+
+// The weights the objective trains with: the data's document and query
+// weights, times (ips) min(1 / propensity, max_ips_weight) on every clicked
+// document (label > 0). Empty when there is nothing to weigh, so unweighted
+// training stays bit-identical. InvalidArgument when ips or gam lacks what
+// it needs (positions or propensities).
+absl::StatusOr<TrainingWeights> TrainingWeightsFor(const Dataset& train,
+                                                   const ClickOptions& options,
+                                                   ClickWeightsInfo* info);
+
+// "0.0000,-0.3124,..." (the artifact's parameters record curves so).
+std::string FormatCurve(const std::vector<double>& curve);
+
+}  // namespace plrank
+
+#endif  // PLRANK_CORE_PIPELINE_CLICK_TRAINING_H_
