@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "server/lifecycle/echoed_text.h"
 
 namespace plrank::server {
 namespace {
@@ -30,7 +31,8 @@ std::string DocumentName(const v1::Document& document, size_t index,
   return absl::StrCat(context, "document ", index,
                       document.id().empty() ? ""
                                             : absl::StrCat(" (id '",
-                                                           document.id(), "')"));
+                                                           EchoedText(document.id()),
+                                                           "')"));
 }
 
 }  // namespace

@@ -14,14 +14,18 @@
 #include "server/explanation.h"
 #include "server/ranking.h"
 #include "server/wire_status.h"
+#include "server/lifecycle/echoed_text.h"
 
 namespace plrank::server {
 namespace {
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
+  // Echoed client strings are capped where they are quoted; this bounds
+  // the whole trailer whatever a message holds.
+  return grpc::Status(
+      static_cast<grpc::StatusCode>(status.code()),
+      TruncateForMessage(status.message(), kMaxErrorMessageBytes));
 }
 
 // CANCELLED / DEADLINE_EXCEEDED once the client gave up, so that a large
@@ -340,7 +344,7 @@ grpc::Status RankerService::GetModelStatus(
   record.SetModel(request->name(), it != snapshot->models.end());
   if (it == snapshot->models.end()) {
     return record.Finish(absl::NotFoundError(
-        absl::StrCat("unknown model '", request->name(), "'")));
+        absl::StrCat("unknown model '", EchoedText(request->name()), "'")));
   }
   *response->mutable_status() = ToWire(it->second.status);
   if (shadow_ != nullptr && it->second.has_shadow) {

@@ -1,7 +1,6 @@
 #include "server/ranking_server.h"
 
-#include <signal.h>
-
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -68,7 +67,8 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
   }
   for (const auto& [flag, seconds] :
        {std::pair<const char*, double>{"drain_seconds", options.drain_seconds},
-        {"lame_duck_seconds", options.lame_duck_seconds}}) {
+        {"lame_duck_seconds", options.lame_duck_seconds},
+        {"vanished_grace_seconds", options.vanished_grace_seconds}}) {
     if (!(seconds >= 0 && seconds <= kMaxShutdownSeconds)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", flag, " must be in [0, ", kMaxShutdownSeconds,
@@ -84,6 +84,7 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
         {"max_explain_cost", limits.max_explain_cost},
         {"max_batch_queries", limits.max_batch_queries},
         {"max_batch_documents", limits.max_batch_documents},
+        {"max_ndcg_cutoffs", limits.max_ndcg_cutoffs},
         {"shadow_queue_capacity", options.shadow_queue_capacity}}) {
     if (limit == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -104,17 +105,68 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
   return absl::OkStatus();
 }
 
-absl::Status RunServer(const ServerOptions& options) {
+// Declared in construction order: destroyed in reverse, so the services go
+// before the manager and the metrics they report to.
+struct RankingServer::Running {
+  explicit Running(const ServerOptions& options)
+      : metrics(PlrankVersion()),
+        process_metrics(std::make_shared<ProcessMetrics>()),
+        manager({options.model_base_path, options.model_config_file, &metrics,
+                 absl::Seconds(options.vanished_grace_seconds)}),
+        scanner(&manager, absl::Seconds(options.poll_interval_seconds)),
+        shadow({options.shadow_queue_capacity, /*start_worker=*/true},
+               &metrics),
+        service(&manager, &scanner, &metrics, ServiceLimits(options),
+                options.admin, &releaser, &shadow) {}
+
+  static RequestLimits ServiceLimits(const ServerOptions& options) {
+    RequestLimits limits = options.limits;
+    limits.max_response_bytes =
+        static_cast<uint64_t>(options.max_message_bytes);
+    return limits;
+  }
+
+  ServerMetrics metrics;
+  std::shared_ptr<ProcessMetrics> process_metrics;
+  std::unique_ptr<prometheus::Exposer> exposer;
+  VersionManager manager;
+  ScanScheduler scanner;
+  MemoryReleaser releaser;
+  // Declared after `metrics` and `manager`: destroyed before them, so the
+  // versions its queued copies hold are released while metrics still exist.
+  ShadowScorer shadow;
+  RankerService service;
+  std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<HealthReporter> health;
+  int port = 0;
+  int metrics_port = -1;
+};
+
+RankingServer::RankingServer(ServerOptions options)
+    : options_(std::move(options)) {}
+
+RankingServer::~RankingServer() {
+  Shutdown("destructor");
+  Wait();
+  if (shutdown_thread_.joinable()) shutdown_thread_.join();
+}
+
+int RankingServer::port() const {
+  return running_ == nullptr ? 0 : running_->port;
+}
+
+int RankingServer::metrics_port() const {
+  return running_ == nullptr ? -1 : running_->metrics_port;
+}
+
+absl::Status RankingServer::Start() {
+  const ServerOptions& options = options_;
+  if (running_ != nullptr) {
+    return absl::FailedPreconditionError("RankingServer::Start called twice");
+  }
   if (absl::Status valid = ValidateServerOptions(options); !valid.ok()) {
     return valid;
   }
-  // Block the shutdown signals before any thread starts, so every thread
-  // inherits the mask and only sigwait() below receives them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   MemoryReleaser::ConfigureAllocator();
 
   std::error_code error;
@@ -132,32 +184,20 @@ absl::Status RunServer(const ServerOptions& options) {
       {options.tls_cert_file, options.tls_key_file, options.tls_ca_file});
   if (!credentials.ok()) return credentials.status();
 
-  ServerMetrics metrics(PlrankVersion());
-  auto process_metrics = std::make_shared<ProcessMetrics>();
-  std::unique_ptr<prometheus::Exposer> exposer;
+  auto running = std::make_unique<Running>(options);
   if (options.metrics_port >= 0) {
     const std::string address =
         HostPort(options.metrics_host, options.metrics_port);
     try {  // prometheus-cpp reports a failed bind by throwing
-      exposer = std::make_unique<prometheus::Exposer>(address, 2);
+      running->exposer = std::make_unique<prometheus::Exposer>(address, 2);
     } catch (const std::exception& e) {
       return absl::UnavailableError(
           absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
     }
-    exposer->RegisterCollectable(metrics.registry());
-    exposer->RegisterCollectable(process_metrics);
+    running->exposer->RegisterCollectable(running->metrics.registry());
+    running->exposer->RegisterCollectable(running->process_metrics);
+    running->metrics_port = running->exposer->GetListeningPorts().at(0);
   }
-
-  VersionManager manager({options.model_base_path, options.model_config_file,
-                          &metrics});
-  ScanScheduler scanner(&manager, absl::Seconds(options.poll_interval_seconds));
-  MemoryReleaser releaser;
-  // Declared after `metrics` and `manager`: destroyed before them, so the
-  // versions its queued copies hold are released while metrics still exist.
-  ShadowScorer shadow({options.shadow_queue_capacity, /*start_worker=*/true},
-                      &metrics);
-  RankerService service(&manager, &scanner, &metrics, options.limits,
-                        options.admin, &releaser, &shadow);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -165,7 +205,7 @@ absl::Status RunServer(const ServerOptions& options) {
   int selected_port = 0;
   const std::string address = HostPort(options.host, options.port);
   builder.AddListeningPort(address, *credentials, &selected_port);
-  builder.RegisterService(&service);
+  builder.RegisterService(&running->service);
   // Without SO_REUSEPORT gRPC opens exactly the announced socket: with it,
   // gRPC clones the listener for each of its completion queues, and for
   // --port=0 the clones bound other random ports nobody was told about. It
@@ -178,57 +218,78 @@ absl::Status RunServer(const ServerOptions& options) {
     quota.SetMaxThreads(options.num_threads);
     builder.SetResourceQuota(quota);
   }
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || selected_port == 0) {
+  running->server = builder.BuildAndStart();
+  if (running->server == nullptr || selected_port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
   }
-  HealthReporter health(server->GetHealthCheckService());
-  manager.SetListener(
-      [&health](const ServingSnapshot& snapshot) { health.Update(snapshot); });
+  running->port = selected_port;
+  running->health =
+      std::make_unique<HealthReporter>(running->server->GetHealthCheckService());
+  HealthReporter* health = running->health.get();
+  running->manager.SetListener(
+      [health](const ServingSnapshot& snapshot) { health->Update(snapshot); });
 
+  const std::string metrics_address =
+      running->exposer == nullptr
+          ? std::string("off")
+          : HostPort(options.metrics_host, running->metrics_port);
   std::printf("listening on %s\n", HostPort(options.host, selected_port).c_str());
-  if (exposer != nullptr) {
-    std::printf("metrics on %s\n",
-                HostPort(options.metrics_host,
-                         exposer->GetListeningPorts().at(0))
-                    .c_str());
+  if (running->exposer != nullptr) {
+    std::printf("metrics on %s\n", metrics_address.c_str());
   }
   std::fflush(stdout);
   LogEvent("info", "server_started",
            {{"address", HostPort(options.host, selected_port)},
-            {"metrics_address",
-             exposer == nullptr ? std::string("off")
-                                : HostPort(options.metrics_host,
-                                           exposer->GetListeningPorts().at(0))},
+            {"metrics_address", metrics_address},
             {"admin_rpcs", options.admin.from_any ? "any" : "loopback"},
             {"model_base_path", options.model_base_path},
             {"config", options.model_config_file},
             {"version", std::string(PlrankVersion())}});
 
-  scanner.Start();
+  running->scanner.Start();
+  running_ = std::move(running);
+  return absl::OkStatus();
+}
 
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+void RankingServer::Reload(const std::string& reason) {
+  if (running_ == nullptr || IsShutDown()) return;
+  LogEvent("info", "reload_requested", {{"reason", reason}});
+  running_->scanner.RequestScan();
+}
+
+void RankingServer::Shutdown(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (running_ == nullptr || shut_down_) return;
+  if (shutdown_requested_) {
+    lame_duck_cut_short_ = true;
+    changed_.notify_all();
+    return;
+  }
+  shutdown_requested_ = true;
+  shutdown_thread_ = std::thread(&RankingServer::RunShutdown, this, reason);
+}
+
+void RankingServer::RunShutdown(std::string reason) {
+  const ServerOptions& options = options_;
+  Running& running = *running_;
   LogEvent("info", "shutdown_started",
-           {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
+           {{"signal", reason},
             {"lame_duck_seconds", absl::StrCat(options.lame_duck_seconds)},
             {"drain_seconds", absl::StrCat(options.drain_seconds)}});
-  health.Shutdown();
-  scanner.StopPolling();
+  running.health->Shutdown();
+  running.scanner.StopPolling();
   if (options.lame_duck_seconds > 0) {
-    const timespec lame_duck = {
-        static_cast<time_t>(options.lame_duck_seconds),
-        static_cast<long>((options.lame_duck_seconds -
-                           static_cast<int64_t>(options.lame_duck_seconds)) *
-                          1e9)};
-    sigtimedwait(&signals, nullptr, &lame_duck);
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait_for(lock,
+                      std::chrono::duration<double>(options.lame_duck_seconds),
+                      [this] { return lame_duck_cut_short_; });
   }
   const absl::Time drain_start = absl::Now();
-  server->Shutdown(std::chrono::system_clock::now() +
-                   std::chrono::milliseconds(static_cast<int64_t>(
-                       options.drain_seconds * 1000)));
-  server->Wait();
-  scanner.Stop();
+  running.server->Shutdown(std::chrono::system_clock::now() +
+                           std::chrono::milliseconds(static_cast<int64_t>(
+                               options.drain_seconds * 1000)));
+  running.server->Wait();
+  running.scanner.Stop();
   const double drained = absl::ToDoubleSeconds(absl::Now() - drain_start);
   // Shutdown() cancels what is still running at the deadline.
   if (drained >= options.drain_seconds) {
@@ -237,7 +298,20 @@ absl::Status RunServer(const ServerOptions& options) {
   }
   LogEvent("info", "shutdown_complete",
            {{"drain_seconds_used", absl::StrCat(drained)}});
-  return absl::OkStatus();
+  std::lock_guard<std::mutex> lock(mutex_);
+  shut_down_ = true;
+  changed_.notify_all();
+}
+
+void RankingServer::Wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (running_ == nullptr) return;
+  changed_.wait(lock, [this] { return shut_down_; });
+}
+
+bool RankingServer::IsShutDown() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return shut_down_;
 }
 
 }  // namespace plrank::server

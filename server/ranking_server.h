@@ -2,7 +2,11 @@
 #define PLRANK_SERVER_RANKING_SERVER_H_
 
 #include <cstdint>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "server/admin_access.h"
@@ -22,6 +26,9 @@ struct ServerOptions {
   int32_t metrics_port = 9400;    // 0 = any free port, < 0 = no /metrics
   AdminAccessPolicy admin;        // who may call the admin RPCs
   double poll_interval_seconds = 5.0;  // <= 0: scan once, then on Reload only
+  // A model directory (or a model's only serving version) missing from the
+  // repository keeps serving this long before it is unloaded.
+  double vanished_grace_seconds = 10.0;
   RequestLimits limits;
   int32_t max_message_bytes = 64 << 20;
   int32_t num_threads = 0;        // max sync-server threads; 0 = gRPC default
@@ -41,19 +48,74 @@ struct ServerOptions {
 // metrics port turns /metrics off), finite intervals (poll: <= 0 scans only
 // at start and on ReloadModels; drain and lame duck in [0, 86400] s), every
 // request limit and the shadow queue >= 1, messages of at least 1 KiB,
-// num_threads >= 0. Messages name the flag. RunServer calls it first.
+// num_threads >= 0. Messages name the flag. RankingServer::Start calls it
+// first.
 absl::Status ValidateServerOptions(const ServerOptions& options);
 
-// Runs plrank-server until SIGTERM or SIGINT, then shuts down gracefully:
-// health goes NOT_SERVING and polling stops; after lame_duck_seconds (still
-// serving), new RPCs are refused and RPCs in flight get up to drain_seconds
-// to finish. (gRPC fails calls that race the refusal with UNAVAILABLE or
-// CANCELLED; they never started, so clients may retry them elsewhere.)
-// Prints "listening on HOST:PORT" and "metrics on METRICS_HOST:PORT" on
-// stdout once serving; those are its only listening sockets. Must be called before
-// any other thread is started (it blocks the two signals process-wide).
-// Returns an error when the server cannot start.
-absl::Status RunServer(const ServerOptions& options);
+// plrank-server as an object, so a test (or another program) can run a
+// server in-process. It installs no signal handler: server/server_main.cc
+// owns the signals (SIGTERM/SIGINT -> Shutdown, a second one -> Shutdown
+// again, which ends the lame duck; SIGHUP -> Reload; SIGPIPE ignored).
+//
+//   RankingServer server(options);
+//   if (absl::Status started = server.Start(); !started.ok()) ...
+//   ... server.port() ...
+//   server.Shutdown("test");  // from any thread, returns at once
+//   server.Wait();            // until the drain is over
+//
+// Start prints "listening on HOST:PORT" and "metrics on METRICS_HOST:PORT"
+// on stdout once serving; those are its only listening sockets. Shutdown is
+// graceful: health goes NOT_SERVING and polling stops; after
+// lame_duck_seconds (still serving), new RPCs are refused and RPCs in
+// flight get up to drain_seconds to finish. (gRPC fails calls that race the
+// refusal with UNAVAILABLE or CANCELLED; they never started, so clients may
+// retry them elsewhere.) The destructor shuts down and waits when the
+// caller did not.
+class RankingServer {
+ public:
+  explicit RankingServer(ServerOptions options);
+  ~RankingServer();
+  RankingServer(const RankingServer&) = delete;
+  RankingServer& operator=(const RankingServer&) = delete;
+
+  // Validates the options, loads nothing yet (the first scan starts on the
+  // scanning thread), binds both ports and starts serving. An error when
+  // the server cannot start; call once.
+  absl::Status Start();
+
+  // The bound ports, once Start succeeded (metrics_port -1 when off).
+  int port() const;
+  int metrics_port() const;
+
+  // Begins the graceful shutdown on a thread of its own and returns; a
+  // call during the lame duck ends it early. `reason` goes to the log
+  // (e.g. "SIGTERM"). Thread-safe; a no-op before Start or once done.
+  void Shutdown(const std::string& reason);
+
+  // Blocks until a Shutdown has completed (returns at once if Start failed
+  // or was never called).
+  void Wait();
+  // Whether a Shutdown has completed.
+  bool IsShutDown() const;
+
+  // Asks the scanning thread for a scan of the config and the repository
+  // (what ReloadModels does) without waiting for it. `reason` is logged.
+  void Reload(const std::string& reason);
+
+ private:
+  struct Running;  // everything Start builds, in destruction order
+  void RunShutdown(std::string reason);
+
+  const ServerOptions options_;
+  std::unique_ptr<Running> running_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool shutdown_requested_ = false;
+  bool lame_duck_cut_short_ = false;
+  bool shut_down_ = false;
+  std::thread shutdown_thread_;
+};
 
 }  // namespace plrank::server
 

@@ -1,6 +1,15 @@
 // plrank-server: serves the models of a TF-Serving-style repository
 // (<base>/<model>/<version>/model.pb) over the plrank.v1.Ranker gRPC API.
-// Flag parsing only; see server/ranking_server.h.
+// Flag parsing and signals only; the server is server/ranking_server.h.
+//
+// Signals: SIGTERM and SIGINT start the graceful shutdown (a second one ends
+// the lame duck early); SIGHUP rescans the config and the repository, as
+// ReloadModels does (the server keeps running); SIGPIPE is ignored, so a log
+// or stdout reader that goes away costs log lines (counted in
+// plrank_log_write_failures_total), never the process.
+
+#include <signal.h>
+#include <time.h>
 
 #include <cstdio>
 #include <string>
@@ -35,6 +44,10 @@ ABSL_FLAG(std::vector<std::string>, admin_tls_identities, {},
 ABSL_FLAG(double, poll_interval_seconds, 5.0,
           "Repository scan interval; 0 = scan at start and on ReloadModels "
           "only");
+ABSL_FLAG(double, vanished_grace_seconds, 10.0,
+          "A model directory, or a model's only serving version, missing "
+          "from the repository keeps serving this long before it is "
+          "unloaded (a directory replaced non-atomically); 0 = at once");
 ABSL_FLAG(uint32_t, max_documents_per_request, 10000,
           "Documents per Rank request / per Evaluate query");
 ABSL_FLAG(uint32_t, max_queries_per_request, 10000,
@@ -48,6 +61,8 @@ ABSL_FLAG(uint64_t, max_explain_cost, 1000000000,
 ABSL_FLAG(uint32_t, max_batch_queries, 1000, "Queries per RankBatch request");
 ABSL_FLAG(uint64_t, max_batch_documents, 100000,
           "Documents over all the queries of one RankBatch request");
+ABSL_FLAG(uint32_t, max_ndcg_cutoffs, 32,
+          "ndcg_at cut-offs of one Evaluate call or EvaluateStream stream");
 ABSL_FLAG(int32_t, max_message_bytes, 64 << 20,
           "Largest gRPC message received or sent");
 ABSL_FLAG(int32_t, num_threads, 0,
@@ -89,6 +104,7 @@ int main(int argc, char** argv) {
   options.admin.from_any = absl::GetFlag(FLAGS_admin_from_any);
   options.admin.tls_identities = absl::GetFlag(FLAGS_admin_tls_identities);
   options.poll_interval_seconds = absl::GetFlag(FLAGS_poll_interval_seconds);
+  options.vanished_grace_seconds = absl::GetFlag(FLAGS_vanished_grace_seconds);
   options.limits.max_documents_per_request =
       absl::GetFlag(FLAGS_max_documents_per_request);
   options.limits.max_queries_per_request =
@@ -98,6 +114,7 @@ int main(int argc, char** argv) {
   options.limits.max_explain_cost = absl::GetFlag(FLAGS_max_explain_cost);
   options.limits.max_batch_queries = absl::GetFlag(FLAGS_max_batch_queries);
   options.limits.max_batch_documents = absl::GetFlag(FLAGS_max_batch_documents);
+  options.limits.max_ndcg_cutoffs = absl::GetFlag(FLAGS_max_ndcg_cutoffs);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.num_threads = absl::GetFlag(FLAGS_num_threads);
   options.drain_seconds = absl::GetFlag(FLAGS_drain_seconds);
@@ -106,11 +123,34 @@ int main(int argc, char** argv) {
   options.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   options.tls_ca_file = absl::GetFlag(FLAGS_tls_ca_file);
   options.shadow_queue_capacity = absl::GetFlag(FLAGS_shadow_queue_capacity);
-  const absl::Status status = plrank::server::RunServer(options);
+
+  // Before any thread starts, so every thread inherits the mask and only
+  // the loop below receives these signals.
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  plrank::server::RankingServer server(options);
+  const absl::Status status = server.Start();
   if (!status.ok()) {
     std::fprintf(stderr, "plrank-server: %s\n",
                  std::string(status.message()).c_str());
     return 1;
   }
+  // The loop wakes a few times a second to notice the end of the drain.
+  while (!server.IsShutDown()) {
+    const timespec tick = {0, 100 * 1000 * 1000};
+    const int signal_number = sigtimedwait(&signals, nullptr, &tick);
+    if (signal_number == SIGHUP) {
+      server.Reload("SIGHUP");
+    } else if (signal_number == SIGTERM || signal_number == SIGINT) {
+      server.Shutdown(signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+    }
+  }
+  server.Wait();
   return 0;
 }

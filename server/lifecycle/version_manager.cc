@@ -36,8 +36,31 @@ const v1::ServerConfig* VersionManager::RefreshConfig() {
   if (options_.config_file.empty()) return nullptr;
   absl::StatusOr<v1::ServerConfig> config =
       LoadServerConfig(options_.config_file);
+  if (config.ok() && config_.has_value()) {
+    std::set<std::string> kept;
+    for (const v1::ModelConfig& model : config->models()) {
+      kept.insert(model.name());
+    }
+    std::string dropped;
+    for (const v1::ModelConfig& model : config_->models()) {
+      if (kept.count(model.name()) == 0) {
+        absl::StrAppend(&dropped, dropped.empty() ? "" : ",", model.name());
+      }
+    }
+    const std::string content = config->SerializeAsString();
+    if (!dropped.empty() && content != pending_config_) {
+      pending_config_ = content;
+      LogEvent("warning", "config_change_deferred",
+               {{"file", options_.config_file},
+                {"dropped_models", dropped},
+                {"action",
+                 "applied when the next scan reads the same content"}});
+      return &*config_;
+    }
+  }
   if (config.ok()) {
     last_config_error_.clear();
+    pending_config_.clear();
     config_ = *std::move(config);
   } else if (std::string(config.status().message()) != last_config_error_) {
     last_config_error_ = std::string(config.status().message());
@@ -70,10 +93,33 @@ ScanSummary VersionManager::Scan() {
 
   std::set<std::string> present;
   for (const ModelOnDisk& model : *models) present.insert(model.name);
+  const absl::Time now = absl::Now();
   for (auto it = records_.begin(); it != records_.end();) {
     if (present.count(it->first) > 0) {
       ++it;
       continue;
+    }
+    // A model configured away goes at once; one that vanished from disk
+    // gets the grace period (a directory replaced non-atomically).
+    const bool configured_away =
+        config != nullptr &&
+        std::none_of(config->models().begin(), config->models().end(),
+                     [&](const v1::ModelConfig& m) {
+                       return m.name() == it->first;
+                     });
+    if (!configured_away && options_.vanished_grace > absl::ZeroDuration()) {
+      if (it->second.missing_since == absl::InfiniteFuture()) {
+        it->second.missing_since = now;
+        LogEvent("warning", "model_missing",
+                 {{"model", it->first},
+                  {"action", absl::StrCat("still serving for up to ",
+                                          absl::FormatDuration(
+                                              options_.vanished_grace))}});
+      }
+      if (now - it->second.missing_since < options_.vanished_grace) {
+        ++it;
+        continue;
+      }
     }
     std::vector<int64_t> versions;
     for (const auto& [version, record] : it->second.versions) {
@@ -101,6 +147,10 @@ ScanSummary VersionManager::Scan() {
       LogEvent("warning", "model_directory_unreadable",
                {{"model", disk.name}, {"error", disk.error}});
     }
+    if (it->second.missing_since != absl::InfiniteFuture()) {
+      LogEvent("info", "model_reappeared", {{"model", disk.name}});
+      it->second.missing_since = absl::InfiniteFuture();
+    }
     it->second.disk = std::move(disk);
     SyncModel(it->second, &summary);
   }
@@ -122,9 +172,24 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
                     });
     if (!on_disk) gone.push_back(version);
   }
+  for (auto& [version, record] : model.versions) {
+    if (std::find(gone.begin(), gone.end(), version) == gone.end()) {
+      record.missing_since = absl::InfiniteFuture();  // on disk (again)
+    }
+  }
+  // Versions that were not serving are forgotten now; serving ones are
+  // handled once the versions on disk have loaded (load before unload).
+  std::vector<int64_t> gone_serving;
   for (int64_t version : gone) {
-    Unload(model, version, "removed_from_disk", summary);
-    model.versions.erase(version);
+    VersionRecord& record = model.versions[version];
+    if (record.state == VersionState::kAvailable) {
+      if (record.missing_since == absl::InfiniteFuture()) {
+        record.missing_since = absl::Now();
+      }
+      gone_serving.push_back(version);
+    } else {
+      model.versions.erase(version);
+    }
   }
   // A failure of an incomplete file counts once the file has stayed as it
   // was for a whole scan: a copy still in progress would have changed it.
@@ -164,6 +229,40 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
       if (v.version == version && EnsureLoaded(model, v, summary)) {
         wanted.insert(v.version);
       }
+    }
+  }
+  // A label moved to a version that is not available keeps its previous
+  // version, which therefore stays loaded.
+  for (const auto& [label, version] : disk.labels) {
+    auto target = model.versions.find(version);
+    if (target != model.versions.end() && target->second.servable != nullptr) {
+      continue;
+    }
+    auto previous = model.published_labels.find(label);
+    if (previous == model.published_labels.end()) continue;
+    auto held = model.versions.find(previous->second);
+    if (held != model.versions.end() && held->second.servable != nullptr) {
+      wanted.insert(previous->second);
+    }
+  }
+  // Vanished versions: unloaded once another version serves in their
+  // place, or when their grace period is over; kept until then.
+  bool other_available = false;
+  for (const auto& [version, record] : model.versions) {
+    if (record.servable != nullptr &&
+        std::find(gone_serving.begin(), gone_serving.end(), version) ==
+            gone_serving.end()) {
+      other_available = true;
+    }
+  }
+  for (int64_t version : gone_serving) {
+    const VersionRecord& record = model.versions[version];
+    if (other_available ||
+        absl::Now() - record.missing_since >= options_.vanished_grace) {
+      Unload(model, version, "removed_from_disk", summary);
+      model.versions.erase(version);
+    } else {
+      wanted.insert(version);
     }
   }
   // The version serving now stays loaded while the newer ones the policy
@@ -402,7 +501,26 @@ void VersionManager::ResolveShadows(ServingSnapshot& snapshot,
 void VersionManager::Publish(bool end_of_scan) {
   auto snapshot = std::make_shared<ServingSnapshot>();
   for (auto& [name, record] : records_) {
-    if (end_of_scan) record.published_labels = record.disk.labels;
+    if (end_of_scan) {
+      // A label moves only once its new version is available; until then
+      // it stays where it was, if that version still serves.
+      std::map<std::string, int64_t> labels;
+      for (const auto& [label, target] : record.disk.labels) {
+        labels[label] = target;
+        auto wanted = record.versions.find(target);
+        if (wanted != record.versions.end() &&
+            wanted->second.servable != nullptr) {
+          continue;
+        }
+        auto previous = record.published_labels.find(label);
+        if (previous == record.published_labels.end()) continue;
+        auto held = record.versions.find(previous->second);
+        if (held != record.versions.end() && held->second.servable != nullptr) {
+          labels[label] = previous->second;
+        }
+      }
+      record.published_labels = std::move(labels);
+    }
     ModelSnapshot& model = snapshot->models[name];
     model.name = name;
     model.labels = record.published_labels;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "plrank/v1/server_config.pb.h"
 #include "server/lifecycle/lifecycle_observer.h"
 #include "server/lifecycle/model_repository.h"
@@ -26,6 +27,12 @@ struct VersionManagerOptions {
   // Optional ServerConfig (text format), re-read at every scan.
   std::string config_file;
   LifecycleObserver* observer = nullptr;  // optional, not owned
+  // How long a model directory, or the only serving version of a model,
+  // may be missing from the repository before it is unloaded (a directory
+  // replaced non-atomically, a repository swapped under the server). A
+  // vanished version is unloaded at once when another version of its model
+  // serves. 0 = at the first scan that misses it.
+  absl::Duration vanished_grace = absl::ZeroDuration();
 };
 
 // What one scan changed.
@@ -67,6 +74,17 @@ inline constexpr size_t kRetiredVersionsInStatus = 4;
 //  - requests in flight keep the version they resolved; a retired version is
 //    freed when its last request ends;
 //  - status keeps at most kRetiredVersionsInStatus END versions per model;
+//  - load before unload: a version whose model.pb vanished keeps serving
+//    until another version of its model is available (then it is unloaded
+//    at once) or options.vanished_grace has passed; a vanished model keeps
+//    serving for vanished_grace;
+//  - a label moved to a version that is not available (not on disk yet,
+//    loading, failed) stays on its previous version while that one is
+//    available, which stays loaded meanwhile;
+//  - the config file is re-read at every scan; one that cannot be read or
+//    parsed, or is empty, is a failed reload that keeps the last good
+//    config; one that drops models takes effect at the second scan in a
+//    row that reads it unchanged;
 //  - a model's shadow (ModelConfig shadow_version, or the version of its
 //    shadow_label) is loaded and kept loaded like a labelled version, but is
 //    never chosen as the default for being the shadow (the shadow label does
@@ -98,6 +116,8 @@ class VersionManager {
     bool change_logged = false;
     uint64_t seen_in_scan = 0;    // last scan whose policy reached it
     uint64_t retired_at = 0;      // retirement order (END versions)
+    // When a scan first missed its model.pb (InfiniteFuture: on disk).
+    absl::Time missing_since = absl::InfiniteFuture();
     bool refusal_logged = false;  // promotion refused: logged and counted
     std::shared_ptr<const ServableVersion> servable;  // when AVAILABLE
   };
@@ -115,6 +135,8 @@ class VersionManager {
     std::set<int64_t> shadow_only;
     // The shadow problem last logged, to log each change once.
     std::string logged_shadow_error;
+    // When a scan first missed the model (InfiniteFuture: present).
+    absl::Time missing_since = absl::InfiniteFuture();
   };
 
   // Makes `version` AVAILABLE if it is not and has not failed with the same
@@ -147,6 +169,10 @@ class VersionManager {
   std::map<std::string, ModelRecord> records_;
   std::optional<v1::ServerConfig> config_;
   std::string last_config_error_;
+  // A config that drops models, read once: it takes effect when the next
+  // scan reads the same content (a file cut between two model blocks by an
+  // in-place rewrite is still being written then). Empty when none.
+  std::string pending_config_;
   std::function<void(const ServingSnapshot&)> listener_;
   uint64_t scan_number_ = 0;
   uint64_t retirements_ = 0;

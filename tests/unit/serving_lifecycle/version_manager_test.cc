@@ -355,6 +355,10 @@ TEST(VersionManagerTest, ConfigPoliciesAndLabels) {
       version_policy { latest { num_versions: 1 } }
       version_labels { key: "stable" value: 4 }
     })pb");
+  // It drops models: a file cut between two model blocks would look the
+  // same, so it takes effect once a second scan reads it unchanged.
+  summary = manager.Scan();
+  EXPECT_EQ(manager.snapshot()->models.count("all"), 1u);
   summary = manager.Scan();
   EXPECT_THAT(Available(manager, "web"), ElementsAre(4));
   EXPECT_EQ(manager.snapshot()->models.count("all"), 0u);
@@ -663,6 +667,142 @@ TEST(VersionManagerTest, LoadFailureCountsOncePerFileContent) {
   EXPECT_EQ(observer.loads("web", false), 2);
   EXPECT_THAT(FindVersion(*manager.snapshot(), "web", 2)->error,
               HasSubstr("above the limit"));
+}
+
+}  // namespace
+}  // namespace plrank::server
+
+namespace plrank::server {
+namespace {
+
+// Issue 39 item 5: a config rewritten in place is empty for a moment; read
+// then, it used to remove every model.
+TEST(VersionManagerReliabilityTest, EmptyConfigIsAFailedReload) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  WriteTestModel(repo, "web", 1);
+  const std::string config = base.File("config.txt");
+  WriteConfig(config, "models { name: 'web' }");
+  VersionManager manager({repo, config, nullptr});
+  ASSERT_TRUE(manager.Scan().status.ok());
+  for (const char* empty : {"", "  \n\t\n"}) {
+    WriteConfig(config, empty);
+    manager.Scan();
+    EXPECT_THAT(Available(manager, "web"), ElementsAre(1)) << "'" << empty << "'";
+  }
+  // "No models" is said with a comment, and (dropping a model) takes effect
+  // at the second scan that reads it.
+  WriteConfig(config, "# no models\n");
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  manager.Scan();
+  EXPECT_EQ(manager.snapshot()->models.count("web"), 0u);
+}
+
+// A file cut between two model blocks parses; the models it lost stay until
+// a second scan reads the same content (a writer would have finished).
+TEST(VersionManagerReliabilityTest, ConfigCutBetweenModelBlocksIsNotApplied) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  WriteTestModel(repo, "web", 1);
+  WriteTestModel(repo, "news", 1);
+  const std::string config = base.File("config.txt");
+  const std::string full = "models { name: 'web' }\nmodels { name: 'news' }\n";
+  WriteConfig(config, full);
+  VersionManager manager({repo, config, nullptr});
+  manager.Scan();
+  ASSERT_THAT(Available(manager, "news"), ElementsAre(1));
+  WriteConfig(config, full.substr(0, full.find('\n') + 1));  // cut
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1));
+  WriteConfig(config, full);  // the writer finishes
+  manager.Scan();
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+}
+
+// Issue 39 item 6: a label moved to a version not yet on disk stays on its
+// previous version (kept loaded) until the new one is available.
+TEST(VersionManagerReliabilityTest, LabelWaitsForItsVersionToAppear) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  for (int v : {1, 2}) WriteTestModel(repo, "web", v);
+  const std::string config = base.File("config.txt");
+  const auto labelled = [](int version) {
+    return "models { name: 'web' version_policy { latest { num_versions: 1 "
+           "} } version_labels { key: 'stable' value: " +
+           std::to_string(version) + " } }";
+  };
+  WriteConfig(config, labelled(1));
+  VersionManager manager({repo, config, nullptr});
+  manager.Scan();
+  ASSERT_EQ((*manager.snapshot()->Resolve(Spec("web", 0, "stable")))->version(),
+            1);
+  WriteConfig(config, labelled(3));  // version 3 is not on disk yet
+  manager.Scan();
+  auto stable = manager.snapshot()->Resolve(Spec("web", 0, "stable"));
+  ASSERT_TRUE(stable.ok()) << stable.status();
+  EXPECT_EQ((*stable)->version(), 1);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 2));
+  WriteTestModel(repo, "web", 3);
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web", 0, "stable")))->version(),
+            3);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(3));
+}
+
+// Issue 39 item 4: the directory holding version 1 replaced by one holding
+// only version 2: version 2 loads before version 1 leaves, so no snapshot
+// published during the scan lacks a serving version.
+TEST(VersionManagerReliabilityTest, ReplacedVersionServesUntilItsSuccessorLoads) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  VersionManager manager({base.path(), "", nullptr});
+  manager.Scan();
+  std::vector<int64_t> served;  // per published snapshot; -1 = none
+  manager.SetListener([&](const ServingSnapshot& snapshot) {
+    auto version = snapshot.Resolve(Spec("web"));
+    served.push_back(version.ok() ? (*version)->version() : -1);
+  });
+  const std::string staging = base.path() + "/.staging";
+  WriteTestModel(staging, "web", 2);
+  std::filesystem::remove_all(base.path() + "/web");
+  std::filesystem::rename(staging + "/web", base.path() + "/web");
+  const ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 1u);
+  EXPECT_EQ(summary.unloaded, 1u);
+  ASSERT_FALSE(served.empty());
+  EXPECT_THAT(served, Not(::testing::Contains(-1)));
+  EXPECT_EQ(served.back(), 2);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(2));
+}
+
+// A vanished model (or a model's only version) keeps serving for the grace
+// period, and is back to normal when it reappears.
+TEST(VersionManagerReliabilityTest, VanishedModelKeepsServingForTheGrace) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  WriteTestModel(base.path(), "news", 1);
+  VersionManager manager({base.path(), "", nullptr, absl::Hours(1)});
+  manager.Scan();
+  std::filesystem::rename(base.path() + "/news", base.path() + "/.news");
+  std::filesystem::rename(base.path() + "/web/1", base.path() + "/web/.1");
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  std::filesystem::rename(base.path() + "/.news", base.path() + "/news");
+  std::filesystem::rename(base.path() + "/web/.1", base.path() + "/web/1");
+  const ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 0u);  // never left
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  // Without a grace period they go at the first scan that misses them.
+  VersionManager eager({base.path(), "", nullptr});
+  eager.Scan();
+  std::filesystem::remove_all(base.path() + "/news");
+  eager.Scan();
+  EXPECT_EQ(eager.snapshot()->models.count("news"), 0u);
 }
 
 }  // namespace
