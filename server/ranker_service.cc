@@ -299,8 +299,24 @@ grpc::Status RankerService::EvaluateStream(
     grpc::ServerReader<v1::EvaluateRequest>* reader,
     v1::EvaluateResponse* response) {
   RequestRecord record(metrics_, "EvaluateStream");
+  // A stream holds this thread while it waits for the client: admitted
+  // only within the guard's bound, and cancelled when idle or too long.
+  std::unique_ptr<StreamGuard::Lease> lease;
+  if (stream_guard_ != nullptr) {
+    auto admitted = stream_guard_->Admit(context);
+    if (!admitted.ok()) return record.Finish(admitted.status());
+    lease = *std::move(admitted);
+  }
+  const auto read = [&](v1::EvaluateRequest* next) {
+    if (!reader->Read(next)) return false;
+    if (lease != nullptr) lease->Touch();
+    return true;
+  };
   v1::EvaluateRequest message;
-  if (!reader->Read(&message)) {
+  if (!read(&message)) {
+    if (lease != nullptr && !lease->TimedOut().ok()) {
+      return record.Finish(lease->TimedOut());
+    }
     return record.Finish(absl::InvalidArgumentError(
         "the stream ended before its first message"));
   }
@@ -318,7 +334,8 @@ grpc::Status RankerService::EvaluateStream(
     status = accumulator->AddQueries(
         **version, message, [context] { return CheckClient(context); });
     scoring_seconds += absl::ToDoubleSeconds(absl::Now() - start);
-  } while (status.ok() && reader->Read(&message));
+  } while (status.ok() && read(&message));
+  if (status.ok() && lease != nullptr) status = lease->TimedOut();
   if (status.ok()) status = CheckClient(context);
   record.SetDocuments(accumulator->num_documents());
   NoteSize(releaser_, **version, accumulator->num_documents());

@@ -10,6 +10,7 @@
 #include "server/request_limits.h"
 #include "server/server_metrics.h"
 #include "server/shadow_scoring.h"
+#include "server/stream_guard.h"
 
 namespace plrank::server {
 
@@ -34,6 +35,10 @@ class RankerService final : public v1::Ranker::Service {
                 AdminAccessPolicy admin = {},
                 MemoryReleaser* releaser = nullptr,
                 ShadowScorer* shadow = nullptr);
+
+  // EvaluateStream is admitted and timed by `guard` (optional, not owned;
+  // set before serving).
+  void SetStreamGuard(StreamGuard* guard) { stream_guard_ = guard; }
 
   grpc::Status Rank(grpc::ServerContext* context,
                     const v1::RankRequest* request,
@@ -77,6 +82,7 @@ class RankerService final : public v1::Ranker::Service {
   const AdminAccessPolicy admin_;
   MemoryReleaser* const releaser_;
   ShadowScorer* const shadow_;
+  StreamGuard* stream_guard_ = nullptr;
 };
 
 }  // namespace plrank::server

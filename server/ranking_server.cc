@@ -1,6 +1,7 @@
 #include "server/ranking_server.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +39,12 @@ namespace {
 
 constexpr double kMaxShutdownSeconds = 86400;
 constexpr int32_t kMinMessageBytes = 1024;
+// gRPC takes these as int milliseconds: 24 days at most.
+constexpr double kMaxConnectionSeconds = 2000000;
+
+int ToMilliseconds(double seconds) {
+  return static_cast<int>(std::min(seconds * 1000, 2e9));
+}
 
 std::string HostPort(const std::string& host, int port) {
   const bool ipv6 = host.find(':') != std::string::npos;
@@ -75,6 +82,26 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
                        "] seconds, got ", seconds));
     }
   }
+  for (const auto& [flag, seconds] :
+       {std::pair<const char*, double>{"stream_idle_timeout_seconds",
+                                       options.stream_idle_timeout_seconds},
+        {"stream_timeout_seconds", options.stream_timeout_seconds},
+        {"keepalive_time_seconds", options.keepalive_time_seconds},
+        {"keepalive_timeout_seconds", options.keepalive_timeout_seconds},
+        {"min_client_ping_interval_seconds",
+         options.min_client_ping_interval_seconds},
+        {"max_connection_idle_seconds", options.max_connection_idle_seconds}}) {
+    if (!(seconds >= 0.001 && seconds <= kMaxConnectionSeconds)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " must be in [0.001, ",
+                       kMaxConnectionSeconds, "] seconds, got ", seconds));
+    }
+  }
+  if (options.grpc_memory_bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--grpc_memory_bytes must be >= 0 (0 = unbounded), got ",
+        options.grpc_memory_bytes));
+  }
   const RequestLimits& limits = options.limits;
   for (const auto& [flag, limit] :
        {std::pair<const char*, uint64_t>{"max_documents_per_request",
@@ -85,6 +112,9 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
         {"max_batch_queries", limits.max_batch_queries},
         {"max_batch_documents", limits.max_batch_documents},
         {"max_ndcg_cutoffs", limits.max_ndcg_cutoffs},
+        {"max_model_file_bytes", options.max_model_file_bytes},
+        {"max_streaming_rpcs", options.max_streaming_rpcs},
+        {"max_concurrent_streams", options.max_concurrent_streams},
         {"shadow_queue_capacity", options.shadow_queue_capacity}}) {
     if (limit == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -112,12 +142,28 @@ struct RankingServer::Running {
       : metrics(PlrankVersion()),
         process_metrics(std::make_shared<ProcessMetrics>()),
         manager({options.model_base_path, options.model_config_file, &metrics,
-                 absl::Seconds(options.vanished_grace_seconds)}),
+                 absl::Seconds(options.vanished_grace_seconds),
+                 options.max_model_file_bytes, options.max_loading_bytes}),
         scanner(&manager, absl::Seconds(options.poll_interval_seconds)),
         shadow({options.shadow_queue_capacity, /*start_worker=*/true},
                &metrics),
         service(&manager, &scanner, &metrics, ServiceLimits(options),
-                options.admin, &releaser, &shadow) {}
+                options.admin, &releaser, &shadow),
+        streams({EffectiveStreamingRpcs(options),
+                 absl::Seconds(options.stream_idle_timeout_seconds),
+                 absl::Seconds(options.stream_timeout_seconds)},
+                metrics.registry().get()) {
+    service.SetStreamGuard(&streams);
+  }
+
+  // A stream holds a sync-server thread while it waits for its client:
+  // with a thread bound, streams may hold at most half of the threads.
+  static uint32_t EffectiveStreamingRpcs(const ServerOptions& options) {
+    if (options.num_threads <= 0) return options.max_streaming_rpcs;
+    return std::min<uint32_t>(
+        options.max_streaming_rpcs,
+        std::max<uint32_t>(1, static_cast<uint32_t>(options.num_threads) / 2));
+  }
 
   static RequestLimits ServiceLimits(const ServerOptions& options) {
     RequestLimits limits = options.limits;
@@ -136,6 +182,9 @@ struct RankingServer::Running {
   // versions its queued copies hold are released while metrics still exist.
   ShadowScorer shadow;
   RankerService service;
+  // After `service`: destroyed first, once no stream is left (the server
+  // has been shut down and waited for).
+  StreamGuard streams;
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<HealthReporter> health;
   int port = 0;
@@ -213,9 +262,27 @@ absl::Status RankingServer::Start() {
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
-  if (options.num_threads > 0) {
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             static_cast<int>(std::min<uint32_t>(
+                                 options.max_concurrent_streams, 1 << 30)));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
+                             ToMilliseconds(options.keepalive_time_seconds));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                             ToMilliseconds(options.keepalive_timeout_seconds));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+      ToMilliseconds(options.min_client_ping_interval_seconds));
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
+  builder.AddChannelArgument(
+      GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+      ToMilliseconds(options.max_connection_idle_seconds));
+  if (options.num_threads > 0 || options.grpc_memory_bytes > 0) {
     grpc::ResourceQuota quota("plrank-server");
-    quota.SetMaxThreads(options.num_threads);
+    if (options.num_threads > 0) quota.SetMaxThreads(options.num_threads);
+    if (options.grpc_memory_bytes > 0) {
+      quota.Resize(static_cast<size_t>(options.grpc_memory_bytes));
+    }
     builder.SetResourceQuota(quota);
   }
   running->server = builder.BuildAndStart();
@@ -242,6 +309,8 @@ absl::Status RankingServer::Start() {
            {{"address", HostPort(options.host, selected_port)},
             {"metrics_address", metrics_address},
             {"admin_rpcs", options.admin.from_any ? "any" : "loopback"},
+            {"max_streaming_rpcs",
+             absl::StrCat(running->streams.options().max_streams)},
             {"model_base_path", options.model_base_path},
             {"config", options.model_config_file},
             {"version", std::string(PlrankVersion())}});

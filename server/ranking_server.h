@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "server/admin_access.h"
+#include "server/lifecycle/servable_version.h"
 #include "server/request_limits.h"
 
 namespace plrank::server {
@@ -29,9 +30,39 @@ struct ServerOptions {
   // A model directory (or a model's only serving version) missing from the
   // repository keeps serving this long before it is unloaded.
   double vanished_grace_seconds = 10.0;
+  // A model.pb above this size fails to load unread (at most, and by
+  // default, protobuf's 2 GiB - 1).
+  uint64_t max_model_file_bytes = kMaxModelFileBytes;
+  // Memory budget of all loaded versions (0 = none); see
+  // VersionManagerOptions::max_loading_bytes.
+  uint64_t max_loading_bytes = 0;
   RequestLimits limits;
   int32_t max_message_bytes = 64 << 20;
   int32_t num_threads = 0;        // max sync-server threads; 0 = gRPC default
+  // What one client can hold (docs/server-limits.md). Client-streaming
+  // RPCs (EvaluateStream) open at once; with num_threads set, at most
+  // num_threads / 2 (at least 1): a stream holds a thread while it waits.
+  uint32_t max_streaming_rpcs = 16;
+  // A stream with no message for this long, or open this long, is closed.
+  double stream_idle_timeout_seconds = 60.0;
+  double stream_timeout_seconds = 3600.0;
+  // HTTP/2 streams (RPCs in flight) on one connection.
+  uint32_t max_concurrent_streams = 100;
+  // The server pings a connection after this long without traffic and
+  // closes it when the ping is not answered within keepalive_timeout (a
+  // client that stopped reading cannot answer).
+  double keepalive_time_seconds = 60.0;
+  double keepalive_timeout_seconds = 20.0;
+  // Keepalive enforcement: a client pinging more often than this without
+  // sending data is sent GOAWAY (after gRPC's 2 strikes).
+  double min_client_ping_interval_seconds = 10.0;
+  // A connection with no RPC for this long is closed with GOAWAY (clients
+  // reconnect when they need to); also keeps idle connections from
+  // stretching the shutdown drain.
+  double max_connection_idle_seconds = 300.0;
+  // Memory gRPC may use for connections and buffers (its resource quota);
+  // 0 = unbounded (gRPC's default).
+  int64_t grpc_memory_bytes = 0;
   double drain_seconds = 10.0;
   // On SIGTERM, keep serving this long with health NOT_SERVING before
   // refusing new RPCs, so load balancers stop routing here first. A second

@@ -36,6 +36,7 @@ v1::ModelMetadata ToWire(const ModelMetadata& metadata) {
                                          metadata.training_metrics.end());
   out.set_file_bytes(metadata.file_bytes);
   out.set_score_transform(metadata.score_transform);
+  out.set_memory_bytes(metadata.memory_bytes);
   return out;
 }
 

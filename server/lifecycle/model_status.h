@@ -40,6 +40,8 @@ struct ModelMetadata {
   // "identity" (one output) or "expected_relevance" (softmax over graded
   // outputs).
   std::string score_transform;
+  // Heap bytes the loaded version holds (measured around its load).
+  uint64_t memory_bytes = 0;
 };
 
 struct VersionStatus {

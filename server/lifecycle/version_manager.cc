@@ -346,6 +346,18 @@ ServableVersion::ReleaseHook VersionManager::MakeReleaseHook() const {
   };
 }
 
+uint64_t VersionManager::LoadedBytes() const {
+  uint64_t total = 0;
+  for (const auto& [name, model] : records_) {
+    for (const auto& [version, record] : model.versions) {
+      if (record.servable != nullptr) {
+        total += record.servable->metadata().memory_bytes;
+      }
+    }
+  }
+  return total;
+}
+
 bool VersionManager::EnsureLoaded(ModelRecord& model,
                                   const VersionOnDisk& version,
                                   ScanSummary* summary) {
@@ -367,8 +379,37 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
       record.signature == version.signature) {
     return false;  // same broken file as before: do not retry
   }
+  if (options_.max_loading_bytes > 0 && version.signature.size >= 0) {
+    const uint64_t estimate = static_cast<uint64_t>(version.signature.size) *
+                              kEstimatedMemoryPerFileByte;
+    const uint64_t loaded = LoadedBytes();
+    if (loaded + estimate > options_.max_loading_bytes) {
+      const std::string error = absl::StrCat(
+          "not loaded: it needs about ", estimate, " bytes (",
+          kEstimatedMemoryPerFileByte, " x its ", version.signature.size,
+          "-byte file) and the loaded versions hold ", loaded,
+          "; together above --max_loading_bytes=", options_.max_loading_bytes);
+      // Retried at every scan: memory may be freed meanwhile.
+      record.signature = FileSignature{};
+      if (record.state != VersionState::kFailed || record.error != error) {
+        record.state = VersionState::kFailed;
+        record.error = error;
+        record.failure_counted = true;
+        ++summary->failed;
+        if (options_.observer != nullptr) {
+          options_.observer->OnModelLoad(model.disk.name, false, 0.0);
+        }
+        LogEvent("error", "version_load_failed",
+                 {{"model", model.disk.name},
+                  {"version", version_label},
+                  {"file", version.model_file},
+                  {"error", error}});
+      }
+      return false;
+    }
+  }
   const absl::Time start = absl::Now();
-  absl::StatusOr<std::string> bytes = ReadModelFileBytes(version.model_file);
+  absl::StatusOr<std::string> bytes = ReadModelFileBytes(version.model_file, options_.max_model_file_bytes);
   const uint64_t fingerprint = bytes.ok() ? Fnv1a64(*bytes) : 0;
   if (record.state == VersionState::kFailed && bytes.ok() &&
       fingerprint == record.fingerprint) {
@@ -429,6 +470,7 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
             {"features", absl::StrCat(metadata.num_features)},
             {"objective", metadata.objective},
             {"checksum", metadata.checksum},
+            {"memory_bytes", absl::StrCat(metadata.memory_bytes)},
             {"load_seconds", absl::StrCat(seconds)}});
   if (options_.observer != nullptr) {
     options_.observer->OnVersionAvailable(*record.servable);

@@ -33,6 +33,14 @@ struct VersionManagerOptions {
   // vanished version is unloaded at once when another version of its model
   // serves. 0 = at the first scan that misses it.
   absl::Duration vanished_grace = absl::ZeroDuration();
+  // A model.pb larger than this is FAILED by its size, unread.
+  uint64_t max_model_file_bytes = kMaxModelFileBytes;
+  // Memory budget of the loaded versions of every model (0 = none): a
+  // version whose estimate (kEstimatedMemoryPerFileByte x its file size)
+  // added to what the loaded versions hold (their measured memory_bytes)
+  // exceeds it is not loaded: FAILED with the figures, retried at every
+  // scan (another version may have left), and the serving ones untouched.
+  uint64_t max_loading_bytes = 0;
 };
 
 // What one scan changed.
@@ -154,6 +162,8 @@ class VersionManager {
                                   const std::map<std::string, int64_t>& labels,
                                   const std::set<int64_t>* among) const;
   ServableVersion::ReleaseHook MakeReleaseHook() const;
+  // Memory the loaded versions of every model hold.
+  uint64_t LoadedBytes() const;
   // Snapshot of records_ -> snapshot_, then the listener. `end_of_scan`
   // also makes the labels read from disk/config take effect.
   void Publish(bool end_of_scan);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
@@ -20,6 +21,8 @@ namespace plrank {
 namespace {
 
 using ::plrank::testing::Eventually;
+using ::plrank::testing::HttpGet;
+using ::plrank::testing::MetricValue;
 using ::plrank::testing::kTestModelFeatures;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
@@ -162,6 +165,67 @@ TEST_F(HostileClientsTest, PerQueryResponseSizeIsEstimatedBeforeItIsBuilt) {
   status = server_->stub().Evaluate(Context().get(), EvaluateOf(600, 32, false),
                                     &response);
   EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+// Issue 39 item 1: with --num_threads=4, four EvaluateStream calls that
+// sent one message and never closed held every thread, and every other RPC
+// failed with "Server Threadpool Exhausted".
+TEST_F(HostileClientsTest, StreamsThatNeverCloseLeaveRankAnswering) {
+  StartServer({"--num_threads=4"});
+  constexpr int kStreams = 8;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<v1::EvaluateResponse> responses(kStreams);
+  std::vector<std::unique_ptr<grpc::ClientWriter<v1::EvaluateRequest>>> writers;
+  for (int i = 0; i < kStreams; ++i) {
+    contexts.push_back(Context());
+    writers.push_back(
+        server_->stub().EvaluateStream(contexts.back().get(), &responses[i]));
+    writers.back()->Write(EvaluateOf(1, 0, false));  // and never close
+  }
+  // Two (num_threads / 2) are admitted and wait; the others are refused.
+  ASSERT_TRUE(Eventually([&] {
+    const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
+    return MetricValue(metrics, "plrank_streams_active") == 2 &&
+           MetricValue(metrics, "plrank_streams_refused_total") ==
+               kStreams - 2;
+  })) << HttpGet(server_->metrics_port(), "/metrics");
+  for (int i = 0; i < 50; ++i) {
+    v1::RankResponse response;
+    const grpc::Status status =
+        server_->stub().Rank(Context().get(), RankOf("web"), &response);
+    ASSERT_TRUE(status.ok()) << i << ": " << status.error_message();
+  }
+  for (int i = 0; i < kStreams; ++i) {
+    contexts[i]->TryCancel();
+    writers[i]->Finish();
+  }
+}
+
+TEST_F(HostileClientsTest, IdleStreamIsClosedByTheServer) {
+  StartServer({"--stream_idle_timeout_seconds=0.5"});
+  auto context = std::make_unique<grpc::ClientContext>();
+  // Far beyond the idle timeout: only the server can end this call early.
+  context->set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::seconds(60));
+  v1::EvaluateResponse response;
+  auto writer = server_->stub().EvaluateStream(context.get(), &response);
+  ASSERT_TRUE(writer->Write(EvaluateOf(3, 0, false)));
+  const auto start = std::chrono::steady_clock::now();
+  const grpc::Status status = writer->Finish();  // no WritesDone: waits
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED)
+      << status.error_message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(50));
+  EXPECT_TRUE(Eventually([&] {
+    return MetricValue(HttpGet(server_->metrics_port(), "/metrics"),
+                       "plrank_streams_timed_out_total{reason=\"idle\"}") == 1;
+  }));
+  // A stream that keeps sending and closes is answered as before.
+  auto ok_context = Context();
+  auto ok_writer = server_->stub().EvaluateStream(ok_context.get(), &response);
+  ASSERT_TRUE(ok_writer->Write(EvaluateOf(3, 0, false)));
+  ASSERT_TRUE(ok_writer->WritesDone());
+  EXPECT_TRUE(ok_writer->Finish().ok());
+  EXPECT_EQ(response.query_count(), 3u);
 }
 
 }  // namespace

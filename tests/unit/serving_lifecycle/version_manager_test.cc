@@ -807,3 +807,75 @@ TEST(VersionManagerReliabilityTest, VanishedModelKeepsServingForTheGrace) {
 
 }  // namespace
 }  // namespace plrank::server
+
+namespace plrank::server {
+namespace {
+
+// Issue 39 item 7: a huge (here sparse) model.pb is refused by its size
+// before it is read; the serving version is untouched.
+TEST(VersionManagerReliabilityTest, OversizedModelFileFailsUnread) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  const std::string path = WriteRawModelFile(base.path(), "web", 2, "x");
+  std::filesystem::resize_file(path, uint64_t{64} << 20);  // sparse 64 MiB
+  VersionManager manager({base.path(), "", nullptr, absl::ZeroDuration(),
+                          /*max_model_file_bytes=*/1 << 20});
+  manager.Scan();
+  const VersionStatus* status = FindVersion(*manager.snapshot(), "web", 2);
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->state, VersionState::kFailed);
+  EXPECT_THAT(status->error, HasSubstr("is 67108864 bytes, above the limit of "
+                                       "1048576"));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+}
+
+TEST(ReadModelFileBytesTest, RefusesFilesAboveTheProtobufLimitBySize) {
+  TempDir base;
+  const std::string path = base.File("model.pb");
+  std::ofstream(path) << "x";
+  std::filesystem::resize_file(path, kMaxModelFileBytes + 1);  // sparse
+  const absl::StatusOr<std::string> bytes = ReadModelFileBytes(path);
+  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(bytes.status().message(), HasSubstr("protobuf's message limit"));
+}
+
+}  // namespace
+}  // namespace plrank::server
+
+namespace plrank::server {
+namespace {
+
+// Issue 39 item 10: each loaded version reports the memory it holds, and a
+// version that would take the loaded versions past --max_loading_bytes is
+// FAILED with the figures while the serving one is untouched.
+TEST(VersionManagerReliabilityTest, LoadBudgetRefusesAVersionThatDoesNotFit) {
+  TempDir base;
+  const std::string first = WriteTestModel(base.path(), "web", 1);
+  const uint64_t estimate =
+      std::filesystem::file_size(first) * kEstimatedMemoryPerFileByte;
+  VersionManager manager({base.path(), "", nullptr, absl::ZeroDuration(),
+                          kMaxModelFileBytes,
+                          /*max_loading_bytes=*/estimate + 1});
+  manager.Scan();
+  const VersionStatus* v1 = FindVersion(*manager.snapshot(), "web", 1);
+  ASSERT_NE(v1, nullptr);
+  ASSERT_EQ(v1->state, VersionState::kAvailable);
+  EXPECT_GT(v1->metadata.memory_bytes, 0u);
+
+  WriteTestModel(base.path(), "web", 2);
+  manager.Scan();
+  const VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->state, VersionState::kFailed);
+  EXPECT_THAT(v2->error, HasSubstr("above --max_loading_bytes="));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 1);
+  // Retried at every scan: once version 1 is gone, version 2 fits.
+  std::filesystem::remove_all(base.path() + "/web/1");
+  manager.Scan();  // version 1 leaves (nothing else serves: grace 0)
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(2));
+}
+
+}  // namespace
+}  // namespace plrank::server
