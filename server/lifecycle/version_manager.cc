@@ -567,7 +567,22 @@ void VersionManager::Publish(bool end_of_scan) {
     model.name = name;
     model.labels = record.published_labels;
     model.status.name = name;
+    // The newest kFailedVersionsInStatus failures are listed.
+    int64_t oldest_listed_failure = 0;
+    {
+      size_t failures = 0;
+      for (auto it = record.versions.rbegin(); it != record.versions.rend();
+           ++it) {
+        if (it->second.state != VersionState::kFailed) continue;
+        if (++failures > kFailedVersionsInStatus) break;
+        oldest_listed_failure = it->first;
+      }
+    }
     for (const auto& [version, state] : record.versions) {
+      if (state.state == VersionState::kFailed &&
+          version < oldest_listed_failure) {
+        continue;
+      }
       VersionStatus& status = model.status.versions.emplace_back();
       status.version = version;
       status.state = state.state;

@@ -55,6 +55,10 @@ struct ScanSummary {
 // Retired (END) versions listed in a model's status, newest retirements
 // first; older ones are dropped so status stays bounded over many reloads.
 inline constexpr size_t kRetiredVersionsInStatus = 4;
+// FAILED versions listed in a model's status, the newest versions; older
+// failures stay recorded (so the same broken file is not retried) but are
+// left out, so status stays bounded over many broken versions.
+inline constexpr size_t kFailedVersionsInStatus = 8;
 
 // Keeps the serving snapshot in line with the model repository.
 //

@@ -879,3 +879,34 @@ TEST(VersionManagerReliabilityTest, LoadBudgetRefusesAVersionThatDoesNotFit) {
 
 }  // namespace
 }  // namespace plrank::server
+
+namespace plrank::server {
+namespace {
+
+// Issue 39 item 11: many broken versions do not grow status without bound.
+TEST(VersionManagerReliabilityTest, FailedVersionsInStatusAreBounded) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  WriteTestModel(repo, "web", 1);
+  for (int v = 2; v <= 40; ++v) WriteRawModelFile(repo, "web", v, "broken");
+  const std::string config = base.File("config.txt");
+  WriteConfig(config, "models { name: 'web' version_policy { all {} } }");
+  VersionManager manager({repo, config, nullptr});
+  manager.Scan();
+  const ModelStatus& status = manager.snapshot()->models.at("web").status;
+  size_t failed = 0;
+  for (const VersionStatus& version : status.versions) {
+    if (version.state == VersionState::kFailed) {
+      ++failed;
+      EXPECT_GT(version.version, 40 - static_cast<int64_t>(
+                                          kFailedVersionsInStatus));
+    }
+  }
+  EXPECT_EQ(failed, kFailedVersionsInStatus);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  // Not retried: the next scan fails nothing new.
+  EXPECT_EQ(manager.Scan().failed, 0u);
+}
+
+}  // namespace
+}  // namespace plrank::server
