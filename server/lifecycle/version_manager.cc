@@ -48,7 +48,8 @@ const v1::ServerConfig* VersionManager::RefreshConfig() {
       }
     }
     const std::string content = config->SerializeAsString();
-    if (!dropped.empty() && content != pending_config_) {
+    if (!dropped.empty() &&
+        (!pending_config_.has_value() || content != *pending_config_)) {
       pending_config_ = content;
       LogEvent("warning", "config_change_deferred",
                {{"file", options_.config_file},
@@ -60,7 +61,7 @@ const v1::ServerConfig* VersionManager::RefreshConfig() {
   }
   if (config.ok()) {
     last_config_error_.clear();
-    pending_config_.clear();
+    pending_config_.reset();
     config_ = *std::move(config);
   } else if (std::string(config.status().message()) != last_config_error_) {
     last_config_error_ = std::string(config.status().message());

@@ -185,8 +185,8 @@ class VersionManager {
   std::string last_config_error_;
   // A config that drops models, read once: it takes effect when the next
   // scan reads the same content (a file cut between two model blocks by an
-  // in-place rewrite is still being written then). Empty when none.
-  std::string pending_config_;
+  // in-place rewrite is still being written then). Serialized.
+  std::optional<std::string> pending_config_;
   std::function<void(const ServingSnapshot&)> listener_;
   uint64_t scan_number_ = 0;
   uint64_t retirements_ = 0;
