@@ -6,13 +6,25 @@
 Every `#include "..."` of a project file (or of gRPC, prometheus-cpp or the
 generated protobuf headers) in a layer's directory must match one of the
 layer's allowed prefixes, and no test, fuzz or bench file may include a
-header under tests/unit/ (shared test support lives in tests/testing/). Prints each violation as FILE:LINE: message and
-exits 1 when there is one; exits 0 and prints a one-line summary otherwise.
-ctest runs it (test `architecture_layers`) and also runs it on a scratch tree
-with one forbidden include to show that it can fail.
+header under tests/unit/ (shared test support lives in tests/testing/).
+
+The Python packages are layered the same way (PY_RULES, checked on every
+`import` with the ast module): the training package `plrank` (python/plrank/)
+imports no serving code (gRPC, protobuf, the client, the generated
+`plrank.v1` stubs), as the C++ trainer links none; the serving client
+`plrank_client` imports no trainer (`plrank`, its extension, `plrank_plot`),
+as the C++ client includes none; `plrank-plot` talks to models only through
+`plrank-eval`. The extension's C++ (python/src/) includes core, common and
+the trainer's option parsing, never the server or the clients.
+
+Prints each violation as FILE:LINE: message and exits 1 when there is one;
+exits 0 and prints a one-line summary otherwise. ctest runs it (test
+`architecture_layers`) and also runs it on scratch trees with one forbidden
+include or import to show that it can fail.
 """
 
 import argparse
+import ast
 import pathlib
 import re
 import sys
@@ -65,6 +77,21 @@ RULES = {
                 "google/protobuf/"),
     "clients/": ("core/data/", "core/metrics/", "common/", "grpcpp/",
                  "grpc/", "plrank/v1/", "google/protobuf/"),
+    # The Python package's extension: the core libraries and the options
+    # plrank-train parses; no serving code.
+    "python/": ("core/", "common/", "trainer/"),
+}
+
+# Python package directory -> modules it must not import (a module or any
+# submodule of it), and the exceptions to that (`plrank.v1`, the generated
+# stubs, is a namespace portion of `plrank` that only the client uses).
+PY_RULES = {
+    "python/plrank/": (("grpc", "google.protobuf", "plrank_client",
+                        "plrank.v1", "plrank_plot"), ()),
+    "clients/python/plrank_client/": (("plrank", "plrank_plot", "numpy"),
+                                      ("plrank.v1",)),
+    "trainer/plot/plrank_plot/": (("grpc", "google.protobuf",
+                                   "plrank_client", "plrank"), ()),
 }
 
 # Code that may include any layer but never a test's own directory: support
@@ -79,6 +106,50 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 # so core/ builds and runs without MPI.
 MPI_ONLY = "trainer/distributed/"
 MPI_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]mpi(\.h|cxx\.h)?[>"]')
+
+
+def in_build_tree(relative: str) -> bool:
+    """Build output inside the source tree (python/build/, ...)."""
+    return any(part.startswith("build") for part in relative.split("/")[:-1])
+
+
+def imported_modules(tree):
+    """(line, absolute module name) of every import; relative ones skipped."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+            for alias in node.names:  # `from plrank import _core`
+                yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def check_python_file(root: pathlib.Path, path: pathlib.Path, package: str):
+    relative = path.relative_to(root).as_posix()
+    forbidden, excepted = PY_RULES[package]
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        tree = ast.parse(text, filename=relative)
+    except SyntaxError as error:
+        return [f"{relative}:{error.lineno}: cannot parse: {error.msg}"]
+    problems = []
+    seen = set()
+    for line, module in imported_modules(tree):
+        if any(under(module, e) for e in excepted):
+            continue
+        for prefix in forbidden:
+            if under(module, prefix) and (line, prefix) not in seen:
+                seen.add((line, prefix))
+                problems.append(
+                    f"{relative}:{line}: {package.rstrip('/')} must not "
+                    f'import "{module}" (forbidden: {", ".join(forbidden)}; '
+                    "see scripts/check_layers.py)")
+    return problems
 
 
 def layer_of(relative: str):
@@ -152,6 +223,8 @@ def main() -> int:
         for path in sorted(directory.rglob("*")):
             if path.suffix not in (".h", ".cc") or not path.is_file():
                 continue
+            if in_build_tree(path.relative_to(root).as_posix()):
+                continue
             if layer_of(path.relative_to(root).as_posix()) != layer:
                 continue  # a deeper layer's file; checked under that layer
             checked += 1
@@ -165,16 +238,27 @@ def main() -> int:
                 continue
             checked += 1
             problems.extend(check_test_file(root, path))
+    for package in PY_RULES:
+        directory = root / package
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.rglob("*")):
+            if path.suffix not in (".py", ".pyi") or not path.is_file():
+                continue
+            if in_build_tree(path.relative_to(root).as_posix()):
+                continue
+            checked += 1
+            problems.extend(check_python_file(root, path, package))
     for problem in problems:
         print(problem)
     if checked == 0:
-        print(f"check_layers: no C++ files under {root}", file=sys.stderr)
+        print(f"check_layers: no C++ or Python files under {root}", file=sys.stderr)
         return 1
     if problems:
-        print(f"check_layers: {len(problems)} forbidden include(s) in "
+        print(f"check_layers: {len(problems)} forbidden include(s) or import(s) in "
               f"{checked} files", file=sys.stderr)
         return 1
-    print(f"check_layers: {checked} files, every include allowed")
+    print(f"check_layers: {checked} files, every include and import allowed")
     return 0
 
 

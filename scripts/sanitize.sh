@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sanitizer runs (README "Reliability tooling"):
+# Sanitizer runs (docs/reliability.md):
 #
 #   scripts/sanitize.sh [asan] [tsan] [tsan-unit]   # default: asan tsan
 #

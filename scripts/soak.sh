@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Soak test of plrank-server under version churn (README "Reliability
-# tooling"):
+# Soak test of plrank-server under version churn (docs/reliability.md):
 #
 #   scripts/soak.sh MINUTES        # e.g. 10; decimals work (0.5)
 #

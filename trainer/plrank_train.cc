@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
       "--train and trains on its share of the queries; rank 0 writes the "
       "model)"
 #else
-      "Single-process only: this build has no MPI (README \"Distributed "
-      "training\")"
+      "Single-process only: this build has no MPI (docs/distributed.md)"
 #endif
   );
   const int32_t rank = reducer ? reducer->rank() : 0;

@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""Distributed training tests: `mpirun -np N plrank-train` (README
-"Distributed training").
+"""Distributed training tests: `mpirun -np N plrank-train` (docs/distributed.md).
 
     distributed_test.py --bin_dir DIR --mpi_built {ON,OFF} CASE [ARGS...]
 

@@ -3,7 +3,7 @@
     python3 -m plrank_client --target=HOST:PORT --model=NAME
         [--version=N | --label=L] rank|evaluate|status|list|reload [--data=FILE]
 
-Same flags and the same output as clients/cpp (README there), except the
+Same flags and the same output as plrank-client (docs/cli.md), except the
 LETOR reader options the small Python reader does not offer
 (--duplicate_features, --allow_noncontiguous_queries, LightGBM .query files).
 The one line that differs by design is rank's timing line. Exit status: 0 ok,

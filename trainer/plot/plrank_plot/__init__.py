@@ -1,4 +1,4 @@
-"""plrank-plot: PLRank's learning curves and pictures as PNG (README).
+"""plrank-plot: PLRank's learning curves and pictures as PNG (docs/training.md).
 
 Subcommands: curves (plrank-train --history_out), importance (plrank-eval
 --importance), compare (two plrank-eval --scores_out files, per query) and
