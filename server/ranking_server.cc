@@ -279,7 +279,15 @@ absl::Status RankingServer::Start() {
       ToMilliseconds(options.max_connection_idle_seconds));
   if (options.num_threads > 0 || options.grpc_memory_bytes > 0) {
     grpc::ResourceQuota quota("plrank-server");
-    if (options.num_threads > 0) quota.SetMaxThreads(options.num_threads);
+    if (options.num_threads > 0) {
+      quota.SetMaxThreads(options.num_threads);
+      // One completion queue: with gRPC's default (one per core), each
+      // queue keeps its own poller threads under the same bound, and two
+      // streams waiting on one queue left no thread to take a Rank there
+      // ("Server Threadpool Exhausted") while the other queue's sat idle.
+      builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS,
+                                  1);
+    }
     if (options.grpc_memory_bytes > 0) {
       quota.Resize(static_cast<size_t>(options.grpc_memory_bytes));
     }
