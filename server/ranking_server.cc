@@ -157,12 +157,16 @@ struct RankingServer::Running {
   }
 
   // A stream holds a sync-server thread while it waits for its client:
-  // with a thread bound, streams may hold at most half of the threads.
+  // with a thread bound, streams may hold at most a quarter of them. The
+  // rest are the poller, the workers of concurrent RPCs and a thread
+  // changing between the two; with half held, a closed loop of single Rank
+  // calls beside two waiting streams still met "Server Threadpool
+  // Exhausted" now and then.
   static uint32_t EffectiveStreamingRpcs(const ServerOptions& options) {
     if (options.num_threads <= 0) return options.max_streaming_rpcs;
     return std::min<uint32_t>(
         options.max_streaming_rpcs,
-        std::max<uint32_t>(1, static_cast<uint32_t>(options.num_threads) / 2));
+        std::max<uint32_t>(1, static_cast<uint32_t>(options.num_threads) / 4));
   }
 
   static RequestLimits ServiceLimits(const ServerOptions& options) {

@@ -41,7 +41,7 @@ struct ServerOptions {
   int32_t num_threads = 0;        // max sync-server threads; 0 = gRPC default
   // What one client can hold (docs/server-limits.md). Client-streaming
   // RPCs (EvaluateStream) open at once; with num_threads set, at most
-  // num_threads / 2 (at least 1): a stream holds a thread while it waits.
+  // num_threads / 4 (at least 1): a stream holds a thread while it waits.
   uint32_t max_streaming_rpcs = 16;
   // A stream with no message for this long, or open this long, is closed.
   double stream_idle_timeout_seconds = 60.0;

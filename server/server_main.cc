@@ -76,7 +76,7 @@ ABSL_FLAG(int32_t, num_threads, 0,
           "Maximum threads of the gRPC sync server; 0 = gRPC's default");
 ABSL_FLAG(uint32_t, max_streaming_rpcs, 16,
           "EvaluateStream calls open at once (each holds a server thread "
-          "while it waits); with --num_threads, at most num_threads/2; more "
+          "while it waits); with --num_threads, at most num_threads/4; more "
           "are RESOURCE_EXHAUSTED at once");
 ABSL_FLAG(double, stream_idle_timeout_seconds, 60.0,
           "An EvaluateStream with no message for this long is cancelled");

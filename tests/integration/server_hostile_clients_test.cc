@@ -176,19 +176,24 @@ TEST_F(HostileClientsTest, StreamsThatNeverCloseLeaveRankAnswering) {
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   std::vector<v1::EvaluateResponse> responses(kStreams);
   std::vector<std::unique_ptr<grpc::ClientWriter<v1::EvaluateRequest>>> writers;
+  const auto streams_seen = [&] {
+    const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
+    return MetricValue(metrics, "plrank_streams_active").value_or(0) +
+           MetricValue(metrics, "plrank_streams_refused_total").value_or(0);
+  };
+  // One at a time, each waited for: one (num_threads / 4) is admitted and
+  // waits, the others are refused by the server at once.
   for (int i = 0; i < kStreams; ++i) {
     contexts.push_back(Context());
     writers.push_back(
         server_->stub().EvaluateStream(contexts.back().get(), &responses[i]));
     writers.back()->Write(EvaluateOf(1, 0, false));  // and never close
+    ASSERT_TRUE(Eventually([&] { return streams_seen() == i + 1; }))
+        << i << "\n" << HttpGet(server_->metrics_port(), "/metrics");
   }
-  // Two (num_threads / 2) are admitted and wait; the others are refused.
-  ASSERT_TRUE(Eventually([&] {
-    const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
-    return MetricValue(metrics, "plrank_streams_active") == 2 &&
-           MetricValue(metrics, "plrank_streams_refused_total") ==
-               kStreams - 2;
-  })) << HttpGet(server_->metrics_port(), "/metrics");
+  const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
+  EXPECT_EQ(MetricValue(metrics, "plrank_streams_active"), 1);
+  EXPECT_EQ(MetricValue(metrics, "plrank_streams_refused_total"), kStreams - 1);
   for (int i = 0; i < 50; ++i) {
     v1::RankResponse response;
     const grpc::Status status =
