@@ -3,7 +3,11 @@
 #   bench/distributed_bench.sh WORK_DIR [BUILD_DIR] [QUERIES...]
 # For each QUERIES (default: 4000, ~480K documents, and 17000, ~2M), generates
 # an MSLR-shaped training set with plrank-datagen (136 features, every query
-# in the training file; reused when present in WORK_DIR), then trains PLRank single-process and with mpirun -np 2 and 4,
+# in the training file; reused when present in WORK_DIR), then trains PLRank
+# single-process and with mpirun -np 2 and 4 (each rank reading only its
+# byte range of the file), each twice: reading the text (input "text", no
+# cache) and reading the binary dataset cache written by a first run
+# (input "cache"; rank r of N caches its own byte range),
 # one thread per rank (PLRANK_BENCH_TREES trees, default 20, 31 leaves), and
 # prints one markdown row per run: wall time of the whole job, rank 0's
 # train_seconds and per iteration, rank 0's seconds inside reductions
@@ -25,8 +29,8 @@ mpirun=(mpirun --oversubscribe --bind-to none)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 export OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-echo "| set | train documents | ranks | wall s | load s | train s | s / iteration | rank 0 s in reductions | user CPU s per rank | peak RSS per rank MB | bytes sent per rank per iteration |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |"
+echo "| set | train documents | input | ranks | wall s | load s | train s | s / iteration | rank 0 s in reductions | user CPU s per rank | peak RSS per rank MB | bytes sent per rank per iteration |"
+echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |"
 for queries in "${sets[@]}"; do
   # All queries train (--out, not a 60/20/20 split).
   data=$work/gen$queries
@@ -34,18 +38,28 @@ for queries in "${sets[@]}"; do
     "$bin/plrank-datagen" --queries="$queries" --out="$data.train" >&2
   fi
   documents=$(wc -l <"$data.train")
-  # The binary dataset cache: the single-process run (first) parses the text
-  # and writes it, the ranks then read it instead of parsing.
   flags=(--train="$data.train" --model_out="$work/model.pb" --trees="$trees"
-         --leaves=31 --num_threads=1 --log_period=0 --seed=1 --dataset_cache)
-  for ranks in 1 2 4; do
-    log=$work/run-$queries-$ranks.log
+         --leaves=31 --num_threads=1 --log_period=0 --seed=1)
+  for ranks in ${PLRANK_BENCH_RANKS:-1 2 4}; do
+  for input in text cache; do
+    if [ "$input" = cache ]; then
+      # Written (per rank's byte range) by a first run, read by the measured one.
+      cache_flags=(--dataset_cache --dataset_cache_dir="$work/cache")
+      if [ "$ranks" -eq 1 ]; then
+        "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}" --trees=1 >/dev/null
+      else
+        "${mpirun[@]}" -np "$ranks" "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}" --trees=1 >/dev/null
+      fi
+    else
+      cache_flags=()
+    fi
+    log=$work/run-$queries-$ranks-$input.log
     start=$(date +%s.%N)
     if [ "$ranks" -eq 1 ]; then
-      /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$bin/plrank-train" "${flags[@]}" >"$log" 2>&1
+      /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}" >"$log" 2>&1
     else
       "${mpirun[@]}" -np "$ranks" /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" \
-        "$bin/plrank-train" "${flags[@]}" >"$log" 2>&1
+        "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}" >"$log" 2>&1
     fi
     end=$(date +%s.%N)
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
@@ -59,6 +73,7 @@ for queries in "${sets[@]}"; do
     bytes=$(awk -F= '/^distributed_bytes_sent_per_iteration=/ { print $2 }' "$log")
     reduce=$(awk -F= '/^distributed_reduce_seconds=/ { print $2 }' "$log")
     load=$(awk -F= '/^load_seconds=/ { print $2 }' "$log")
-    echo "| gen $queries queries | $documents | $ranks | $wall | $load | $train | $per | ${reduce:--} | $cpu | $rss | ${bytes:-0} |"
+    echo "| gen $queries queries | $documents | $input | $ranks | $wall | $load | $train | $per | ${reduce:--} | $cpu | $rss | ${bytes:-0} |"
+  done
   done
 done

@@ -58,6 +58,9 @@ RULES = {
     "core/boosting/": ("core/data/", "core/metrics/", "core/objectives/",
                        "core/model/"),
     "core/linear/": ("core/data/", "core/metrics/"),
+    # The Plackett-Luce ranking policy (sampling, propensities) and the
+    # counterfactual estimators over logged rankings.
+    "core/policy/": ("core/data/",),
     "core/pipeline/": ("core/",),
     "common/": ("core/data/", "core/metrics/"),
     "trainer/": ("core/", "common/"),
@@ -72,7 +75,7 @@ RULES = {
                           "plrank/v1/server_config.pb.h", "google/protobuf/"),
     # The RPC layer over it.
     "server/": ("core/data/", "core/metrics/", "core/model/",
-                "core/scoring/", "core/explain/", "common/",
+                "core/scoring/", "core/explain/", "core/policy/", "common/",
                 "grpcpp/", "grpc/", "prometheus/", "plrank/v1/",
                 "google/protobuf/"),
     "clients/": ("core/data/", "core/metrics/", "common/", "grpcpp/",

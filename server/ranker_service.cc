@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -98,14 +99,33 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
 RankerService::RankerService(VersionManager* manager, ScanScheduler* scanner,
                              ServerMetrics* metrics, RequestLimits limits,
                              AdminAccessPolicy admin, MemoryReleaser* releaser,
-                             ShadowScorer* shadow)
+                             ShadowScorer* shadow,
+                             ImpressionLogger* impressions)
     : manager_(manager),
       scanner_(scanner),
       metrics_(metrics),
       limits_(limits),
       admin_(std::move(admin)),
       releaser_(releaser),
-      shadow_(shadow) {}
+      shadow_(shadow),
+      impressions_(impressions) {}
+
+absl::Status RankerService::RankAndLog(const ServableVersion& version,
+                                       const v1::RankRequest& request,
+                                       grpc::ServerContext* context,
+                                       v1::RankResponse* response) {
+  const bool log = impressions_ != nullptr && request.has_sampling();
+  thread_local std::vector<double> scores;
+  absl::Status status = RankDocuments(
+      version, request, limits_, [context] { return CheckClient(context); },
+      response, log ? &scores : nullptr);
+  if (!status.ok() || !log) return status;
+  if (response->request_id().empty()) {
+    response->set_request_id(ImpressionLogger::NewRequestId());
+  }
+  impressions_->Offer(request, *response, scores);
+  return status;
+}
 
 namespace {
 
@@ -129,9 +149,7 @@ grpc::Status RankerService::Rank(grpc::ServerContext* context,
   auto version = ResolveFor(*snapshot, request->model_spec(), &record);
   if (!version.ok()) return record.Finish(version.status());
   const absl::Time start = absl::Now();
-  absl::Status status = RankDocuments(
-      **version, *request, limits_, [context] { return CheckClient(context); },
-      response);
+  absl::Status status = RankAndLog(**version, *request, context, response);
   NoteSize(releaser_, **version,
            static_cast<uint64_t>(request->documents_size()));
   if (status.ok() && metrics_ != nullptr) {
@@ -225,9 +243,8 @@ grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
     absl::Status status = version.status();
     if (version.ok()) {
       const absl::Time start = absl::Now();
-      status = RankDocuments(
-          **version, query, limits_, [context] { return CheckClient(context); },
-          result->mutable_response());
+      status = RankAndLog(**version, query, context,
+                          result->mutable_response());
       NoteSize(releaser_, **version,
                static_cast<uint64_t>(query.documents_size()));
       if (status.ok() && metrics_ != nullptr) {

@@ -4,6 +4,7 @@
 #include "grpcpp/grpcpp.h"
 #include "plrank/v1/ranker.grpc.pb.h"
 #include "server/admin_access.h"
+#include "server/impression_log.h"
 #include "server/lifecycle/scan_scheduler.h"
 #include "server/lifecycle/version_manager.h"
 #include "server/memory_releaser.h"
@@ -25,7 +26,9 @@ namespace plrank::server {
 // their memory to the system once they are freed. Answered Rank queries
 // (alone or in a RankBatch) are offered to `shadow` (optional) for shadow
 // scoring, and GetModelStatus reports its summary for a model with a
-// shadow configured.
+// shadow configured. Answered queries with a sampling spec are offered to
+// `impressions` (optional), the impression log; when it is set, such an
+// answer always carries a request_id (the request's or a generated one).
 class RankerService final : public v1::Ranker::Service {
  public:
   // `scanner` runs the scans ReloadModels asks for (its thread, not the
@@ -34,7 +37,8 @@ class RankerService final : public v1::Ranker::Service {
                 ServerMetrics* metrics, RequestLimits limits,
                 AdminAccessPolicy admin = {},
                 MemoryReleaser* releaser = nullptr,
-                ShadowScorer* shadow = nullptr);
+                ShadowScorer* shadow = nullptr,
+                ImpressionLogger* impressions = nullptr);
 
   // EvaluateStream is admitted and timed by `guard` (optional, not owned;
   // set before serving).
@@ -74,6 +78,12 @@ class RankerService final : public v1::Ranker::Service {
                    const std::shared_ptr<const ServableVersion>& version,
                    const v1::RankRequest& request,
                    const v1::RankResponse& response);
+  // Ranks one query, writing every document's score to the impression log
+  // when it is configured and the query is sampled.
+  absl::Status RankAndLog(const ServableVersion& version,
+                          const v1::RankRequest& request,
+                          grpc::ServerContext* context,
+                          v1::RankResponse* response);
 
   VersionManager* const manager_;
   ScanScheduler* const scanner_;
@@ -82,6 +92,7 @@ class RankerService final : public v1::Ranker::Service {
   const AdminAccessPolicy admin_;
   MemoryReleaser* const releaser_;
   ShadowScorer* const shadow_;
+  ImpressionLogger* const impressions_;
   StreamGuard* stream_guard_ = nullptr;
 };
 

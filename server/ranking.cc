@@ -13,14 +13,26 @@ absl::Status RankDocuments(const ServableVersion& version,
                            const v1::RankRequest& request,
                            const RequestLimits& limits,
                            InterruptCheck interrupted,
-                           v1::RankResponse* response) {
+                           v1::RankResponse* response,
+                           std::vector<double>* all_scores) {
   const size_t num_docs = static_cast<size_t>(request.documents_size());
   if (absl::Status count = CheckDocumentCount(num_docs, limits); !count.ok()) {
     return count;
   }
+  if (absl::Status spec = CheckSamplingSpec(request, num_docs); !spec.ok()) {
+    return spec;
+  }
   absl::StatusOr<absl::Span<const double>> scores = DocumentScorer::Score(
       version.scorer(), request.documents(), "", interrupted);
   if (!scores.ok()) return scores.status();
+  if (all_scores != nullptr) all_scores->assign(scores->begin(), scores->end());
+  if (WantsSampling(request)) {
+    response->set_model_name(version.model());
+    response->set_model_version(version.version());
+    response->set_query_id(request.query_id());
+    response->set_request_id(request.request_id());
+    return FillSampledRanking(request, *scores, response);
+  }
 
   thread_local std::vector<uint32_t> order;
   order.resize(num_docs);
@@ -35,9 +47,13 @@ absl::Status RankDocuments(const ServableVersion& version,
     if (!a_nan && s[a] != s[b]) return s[a] > s[b];
     return a < b;
   };
-  const size_t top_k = request.top_k() == 0
+  const uint32_t requested_k =
+      request.has_sampling() && request.sampling().top_k() != 0
+          ? request.sampling().top_k()
+          : request.top_k();
+  const size_t top_k = requested_k == 0
                            ? num_docs
-                           : std::min<size_t>(request.top_k(), num_docs);
+                           : std::min<size_t>(requested_k, num_docs);
   std::partial_sort(order.begin(), order.begin() + top_k, order.end(), better);
 
   response->set_model_name(version.model());
@@ -52,6 +68,10 @@ absl::Status RankDocuments(const ServableVersion& version,
     scored->set_rank(static_cast<uint32_t>(r + 1));
     scored->set_request_index(index);
   }
+  if (!request.request_id().empty()) {
+    response->set_request_id(request.request_id());
+  }
+  if (request.has_sampling()) MarkDeterministicRanking(request, response);
   return absl::OkStatus();
 }
 

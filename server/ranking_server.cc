@@ -23,6 +23,7 @@
 #include "grpcpp/resource_quota.h"
 #include "prometheus/exposer.h"
 #include "server/health_reporter.h"
+#include "server/impression_log.h"
 #include "server/lifecycle/scan_scheduler.h"
 #include "server/lifecycle/server_config.h"
 #include "server/lifecycle/structured_log.h"
@@ -147,8 +148,9 @@ struct RankingServer::Running {
         scanner(&manager, absl::Seconds(options.poll_interval_seconds)),
         shadow({options.shadow_queue_capacity, /*start_worker=*/true},
                &metrics),
+        impressions(MakeImpressionLogger(options, metrics, &impressions_error)),
         service(&manager, &scanner, &metrics, ServiceLimits(options),
-                options.admin, &releaser, &shadow),
+                options.admin, &releaser, &shadow, impressions.get()),
         streams({EffectiveStreamingRpcs(options),
                  absl::Seconds(options.stream_idle_timeout_seconds),
                  absl::Seconds(options.stream_timeout_seconds)},
@@ -169,6 +171,27 @@ struct RankingServer::Running {
         std::max<uint32_t>(1, static_cast<uint32_t>(options.num_threads) / 4));
   }
 
+  // The impression log of --impression_log_dir (nullptr without one, or
+  // when it cannot be opened: then `error` says why and Start fails).
+  static std::unique_ptr<ImpressionLogger> MakeImpressionLogger(
+      const ServerOptions& options, const ServerMetrics& metrics,
+      absl::Status* error) {
+    if (options.impression_log_dir.empty()) return nullptr;
+    ImpressionLogOptions log_options;
+    log_options.directory = options.impression_log_dir;
+    log_options.fraction = options.impression_log_fraction;
+    log_options.queue_capacity = options.impression_log_queue_capacity;
+    log_options.max_file_bytes = options.impression_log_max_file_bytes;
+    log_options.max_file_age =
+        absl::Seconds(options.impression_log_max_file_seconds);
+    auto created = ImpressionLogger::Create(log_options, metrics.registry());
+    if (!created.ok()) {
+      *error = created.status();
+      return nullptr;
+    }
+    return *std::move(created);
+  }
+
   static RequestLimits ServiceLimits(const ServerOptions& options) {
     RequestLimits limits = options.limits;
     limits.max_response_bytes =
@@ -185,6 +208,8 @@ struct RankingServer::Running {
   // Declared after `metrics` and `manager`: destroyed before them, so the
   // versions its queued copies hold are released while metrics still exist.
   ShadowScorer shadow;
+  absl::Status impressions_error;  // why `impressions` could not be opened
+  std::unique_ptr<ImpressionLogger> impressions;
   RankerService service;
   // After `service`: destroyed first, once no stream is left (the server
   // has been shut down and waited for).
@@ -238,6 +263,7 @@ absl::Status RankingServer::Start() {
   if (!credentials.ok()) return credentials.status();
 
   auto running = std::make_unique<Running>(options);
+  if (!running->impressions_error.ok()) return running->impressions_error;
   if (options.metrics_port >= 0) {
     const std::string address =
         HostPort(options.metrics_host, options.metrics_port);
@@ -370,6 +396,7 @@ void RankingServer::RunShutdown(std::string reason) {
                            std::chrono::milliseconds(static_cast<int64_t>(
                                options.drain_seconds * 1000)));
   running.server->Wait();
+  if (running.impressions != nullptr) running.impressions->Flush();
   running.scanner.Stop();
   const double drained = absl::ToDoubleSeconds(absl::Now() - drain_start);
   // Shutdown() cancels what is still running at the deadline.

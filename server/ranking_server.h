@@ -73,6 +73,13 @@ struct ServerOptions {
   std::string tls_ca_file;        // also: require and verify client certs
   // Shadow copies waiting to be scored; more are dropped (>= 1).
   uint32_t shadow_queue_capacity = 16;
+  // Impression log of sampled Rank queries (server/impression_log.h);
+  // empty directory = off.
+  std::string impression_log_dir;
+  double impression_log_fraction = 1.0;
+  uint32_t impression_log_queue_capacity = 1024;
+  uint64_t impression_log_max_file_bytes = uint64_t{16} << 20;
+  double impression_log_max_file_seconds = 300;
 };
 
 // The checks of `options` that need no file: ports in 0..65535 (a negative

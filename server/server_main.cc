@@ -113,6 +113,22 @@ ABSL_FLAG(uint32_t, shadow_queue_capacity, 16,
           "worker; a copy sampled while the queue is full is dropped and "
           "counted (result=\"dropped\"), so answers never wait (>= 1)");
 
+ABSL_FLAG(std::string, impression_log_dir, "",
+          "Write the impressions of sampled Rank queries (requests with a "
+          "sampling spec) to rotated files in this existing directory "
+          "(docs/clicks-serving.md); empty = off");
+ABSL_FLAG(double, impression_log_fraction, 1.0,
+          "Share of sampled Rank queries logged, in [0, 1] (chosen by a "
+          "hash of the request id)");
+ABSL_FLAG(uint32_t, impression_log_queue_capacity, 1024,
+          "Sampled queries waiting for the impression log writer; more are "
+          "dropped and counted, so answers never wait on disk");
+ABSL_FLAG(uint64_t, impression_log_max_file_bytes, uint64_t{16} << 20,
+          "An impression log file is published once it holds this many "
+          "bytes (held in memory until then)");
+ABSL_FLAG(double, impression_log_max_file_seconds, 300,
+          "... or once its first entry is this many seconds old");
+
 int main(int argc, char** argv) {
   const std::vector<char*> positional = plrank::ParseProgramFlags(
       argc, argv,
@@ -168,6 +184,15 @@ int main(int argc, char** argv) {
   options.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   options.tls_ca_file = absl::GetFlag(FLAGS_tls_ca_file);
   options.shadow_queue_capacity = absl::GetFlag(FLAGS_shadow_queue_capacity);
+  options.impression_log_dir = absl::GetFlag(FLAGS_impression_log_dir);
+  options.impression_log_fraction =
+      absl::GetFlag(FLAGS_impression_log_fraction);
+  options.impression_log_queue_capacity =
+      absl::GetFlag(FLAGS_impression_log_queue_capacity);
+  options.impression_log_max_file_bytes =
+      absl::GetFlag(FLAGS_impression_log_max_file_bytes);
+  options.impression_log_max_file_seconds =
+      absl::GetFlag(FLAGS_impression_log_max_file_seconds);
 
   // Before any thread starts, so every thread inherits the mask and only
   // the loop below receives these signals.

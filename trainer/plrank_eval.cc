@@ -17,6 +17,7 @@
 #include "common/data_flags.h"
 #include "common/flag_parsing.h"
 #include "core/metrics/score_file.h"
+#include "trainer/logs/logged_evaluation.h"
 
 ABSL_FLAG(std::string, model, "", "Model artifact (model.pb).");
 ABSL_FLAG(std::string, data, "", "LETOR file to score and evaluate.");
@@ -35,6 +36,14 @@ ABSL_FLAG(bool, importance, false,
           "then 'feature<TAB>gain<TAB>splits<TAB>name', one line per feature "
           "(1-based index, summed split gain or '-' when the model records "
           "none, split count, name or '-'), largest gain first.");
+
+ABSL_FLAG(std::string, logged, "",
+          "Counterfactual evaluation: the training file D of plrank-logs "
+          "join (reads D.all, D.all.position, D.all.marginals); prints "
+          "--model's IPS and SNIPS estimates of expected clicks and "
+          "click-DCG under the logging policy (docs/clicks-serving.md)");
+ABSL_FLAG(uint32_t, dcg_at, 0,
+          "With --logged: the click-DCG cut-off; 0 = every logged position");
 
 namespace {
 
@@ -59,6 +68,17 @@ int Run() {
   }
   if (absl::GetFlag(FLAGS_importance)) {
     std::fputs(plrank::FormatFeatureImportance(*model).c_str(), stdout);
+    return 0;
+  }
+  if (const std::string logged = absl::GetFlag(FLAGS_logged);
+      !logged.empty()) {
+    const size_t dcg_at = absl::GetFlag(FLAGS_dcg_at);
+    absl::StatusOr<plrank::CounterfactualEstimate> estimate =
+        plrank::logs::EvaluateLogged(logged, *model, dcg_at);
+    if (!estimate.ok()) return plrank::cli::Fail(estimate.status());
+    std::fputs(
+        plrank::logs::FormatLoggedEstimate(logged, *estimate, dcg_at).c_str(),
+        stdout);
     return 0;
   }
   const std::string data_path = absl::GetFlag(FLAGS_data);
@@ -157,6 +177,7 @@ int main(int argc, char** argv) {
       argc, argv,
       "Evaluates a model on a LETOR file.\n  plrank-eval --model=model.pb "
       "--data=test.txt [--scores_out=F] [--compare_with=other.pb]\n"
-      "  plrank-eval --model=model.pb --dump | --importance");
+      "  plrank-eval --model=model.pb --dump | --importance\n"
+      "  plrank-eval --model=candidate.pb --logged=D [--dcg_at=K]");
   return plrank::cli::RunOrFailOnOutOfMemory(Run);
 }

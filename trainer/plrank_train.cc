@@ -53,9 +53,10 @@ int main(int argc, char** argv) {
 #ifdef PLRANK_WITH_MPI
       "Distributed (data-parallel by query, tree objectives only; the linear "
       "rankers ca and listmle train single-process):\n"
-      "  mpirun -np N plrank-train --train=F ... (every rank reads all of "
-      "--train and trains on its share of the queries; rank 0 writes the "
-      "model)"
+      "  mpirun -np N plrank-train --train=F ... (each rank reads only its "
+      "share: its byte range of F, cut at query starts, or its own file when "
+      "F holds {rank}, e.g. --train=part-{rank}-of-{ranks}.txt; rank 0 "
+      "writes the model and checkpoints)"
 #else
       "Single-process only: this build has no MPI (docs/distributed.md)"
 #endif

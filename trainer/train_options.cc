@@ -37,6 +37,16 @@ ABSL_FLAG(bool, dataset_cache, false,
 ABSL_FLAG(std::string, dataset_cache_dir, "",
           "Directory for --dataset_cache files (default: beside each data "
           "file).");
+ABSL_FLAG(std::string, checkpoint_dir, "",
+          "Write checkpoints of the run here (<dir>/checkpoint.plrank, "
+          "atomically; rank 0 of a distributed run): the trees so far and "
+          "what --resume needs.");
+ABSL_FLAG(int32_t, checkpoint_every, 10,
+          "With --checkpoint_dir: a checkpoint every this many iterations.");
+ABSL_FLAG(bool, resume, false,
+          "With --checkpoint_dir: go on from its checkpoint when there is one "
+          "(same flags, data and rank count; trees and scores bit-identical "
+          "to an uninterrupted run's), else start from the beginning.");
 // The list comes from the objective registry, so it cannot drift from what
 // --objective accepts.
 ABSL_FLAG(std::string, objective, "plrank",
@@ -242,6 +252,15 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   job.read_options = *read;
   job.dataset_cache = absl::GetFlag(FLAGS_dataset_cache);
   job.dataset_cache_dir = absl::GetFlag(FLAGS_dataset_cache_dir);
+  job.checkpoint_dir = absl::GetFlag(FLAGS_checkpoint_dir);
+  job.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
+  job.resume = absl::GetFlag(FLAGS_resume);
+  if (job.checkpoint_every < 1) {
+    return absl::InvalidArgumentError("--checkpoint_every must be >= 1");
+  }
+  if (job.resume && job.checkpoint_dir.empty()) {
+    return absl::InvalidArgumentError("--resume needs --checkpoint_dir");
+  }
   absl::StatusOr<plrank::MetricOptions> metrics =
       MetricOptionsFromFlags();
   if (!metrics.ok()) return metrics.status();
@@ -324,7 +343,11 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromFlags(const WasGivenFn& was_given) 
   // its text fields hold UTF-8 only, so a value that is not (a Latin-1 file
   // name, say) is recorded C-escaped rather than failing the save.
   for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (IsTrainFlag(*flag)) {
+    // Where and how often checkpoints go, and whether this run resumed, do
+    // not shape the model: a resumed run's artifact equals an
+    // uninterrupted run's.
+    if (IsTrainFlag(*flag) && name != "checkpoint_dir" &&
+        name != "checkpoint_every" && name != "resume") {
       const std::string value = flag->CurrentValue();
       job.parameters[std::string(name)] =
           plrank::IsValidUtf8(value) ? value : absl::CHexEscape(value);

@@ -200,14 +200,30 @@ absl::Status ReportRankedQuery(const Dataset& data, size_t q,
   }
   absl::FPrintF(out, "query %s: %d documents (%s)\n", data.query_ids[q], count,
                 ModelLabel(response->model_name(), response->model_version()));
+  if (settings.sampling.has_value()) {
+    absl::FPrintF(out, "  sampled %s: log-probability %.6f, seed %d%s%s\n",
+                  response->sampled() ? "yes" : "no (temperature 0)",
+                  response->log_probability(), response->sampling_seed(),
+                  response->request_id().empty() ? "" : ", request id ",
+                  response->request_id());
+  }
   const int shown = std::min(settings.top, response->documents_size());
   for (int i = 0; i < shown; ++i) {
     const v1::ScoredDocument& document = response->documents(i);
     const uint32_t index =
         begin + std::min(document.request_index(), count - 1);
-    absl::FPrintF(out, "  %3d  id %-8s score %12.6f  label %d\n",
+    absl::FPrintF(out, "  %3d  id %-8s score %12.6f  label %d",
                   document.rank(), document.id(), document.score(),
                   data.labels[index]);
+    if (settings.sampling.has_value()) {
+      absl::FPrintF(out, "  pick %.6f", document.pick_probability());
+      if (document.position_probabilities_size() >= static_cast<int>(
+              document.rank()) && document.rank() > 0) {
+        absl::FPrintF(out, "  shown-here %.6f",
+                      document.position_probabilities(document.rank() - 1));
+      }
+    }
+    absl::FPrintF(out, "\n");
   }
   return absl::OkStatus();
 }
@@ -265,7 +281,9 @@ absl::Status RunRank(RankerClient& client, const CommandSettings& settings,
                       const Dataset& data, size_t begin, size_t /*end*/,
                       uint32_t top_k) -> absl::StatusOr<RankResponses> {
     RankResponses responses;
-    responses.push_back(client.RankQuery(settings.model, data, begin, top_k));
+    responses.push_back(client.RankQuery(
+        settings.model, data, begin, top_k,
+        settings.sampling ? &*settings.sampling : nullptr));
     return responses;
   };
   return RankFile(client, settings, 1, rank_one, out);
@@ -278,7 +296,9 @@ absl::Status RunRankBatch(RankerClient& client, const CommandSettings& settings,
   }
   auto rank_batch = [&client, &settings](const Dataset& data, size_t begin,
                                          size_t end, uint32_t top_k) {
-    return client.RankQueries(settings.model, data, begin, end, top_k);
+    return client.RankQueries(
+        settings.model, data, begin, end, top_k,
+        settings.sampling ? &*settings.sampling : nullptr);
   };
   return RankFile(client, settings, static_cast<size_t>(settings.batch_size),
                   rank_batch, out);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct CommandSettings {
   uint32_t top_features = 0;
   // rank-batch: queries per RankBatch call.
   int32_t batch_size = 100;
+  // rank / rank_batch: draw each ranking from the model's Plackett-Luce
+  // policy (seed + query index when the seed is set).
+  std::optional<v1::SamplingSpec> sampling;
 };
 
 // Each command prints its human-readable result to `out`; errors are

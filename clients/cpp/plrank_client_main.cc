@@ -40,6 +40,16 @@ ABSL_FLAG(uint32_t, top_features, 0,
           "document (0 = every non-zero one).");
 ABSL_FLAG(std::string, eval_at, "1,3,5,10", "evaluate: NDCG cut-offs.");
 ABSL_FLAG(bool, per_query, false, "evaluate: also print per-query metrics.");
+ABSL_FLAG(double, sample_temperature, 0,
+          "rank, rank-batch: draw each ranking from the model's "
+          "Plackett-Luce policy p(d) ~ exp(score / T) at this temperature "
+          "(0 = the deterministic ranking)");
+ABSL_FLAG(uint64_t, sample_seed, 0,
+          "With --sample_temperature: seed of the draws (query q uses seed + "
+          "q; 0 = the server picks and prints one)");
+ABSL_FLAG(uint32_t, marginal_samples, 0,
+          "With --sample_temperature: estimate each shown document's "
+          "probability of being shown at its position from this many draws");
 ABSL_FLAG(double, deadline_seconds, 30, "Deadline of each call.");
 ABSL_FLAG(double, evaluate_deadline_seconds, 600,
           "Deadline of a whole evaluate call.");
@@ -151,6 +161,14 @@ absl::StatusOr<plrank::client::CommandSettings> SettingsFromFlags(
   settings.contributions_out = absl::GetFlag(FLAGS_contributions_out);
   settings.top_features = absl::GetFlag(FLAGS_top_features);
   settings.batch_size = absl::GetFlag(FLAGS_batch_size);
+  if (const double temperature = absl::GetFlag(FLAGS_sample_temperature);
+      temperature != 0 || absl::GetFlag(FLAGS_marginal_samples) != 0) {
+    plrank::v1::SamplingSpec spec;
+    spec.set_temperature(temperature);
+    spec.set_seed(absl::GetFlag(FLAGS_sample_seed));
+    spec.set_marginal_samples(absl::GetFlag(FLAGS_marginal_samples));
+    settings.sampling = spec;
+  }
   // A usage error, found before any call (RunRankBatch checks it too).
   if (settings.batch_size <= 0) {
     return absl::InvalidArgumentError("--batch_size must be positive");

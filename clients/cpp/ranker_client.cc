@@ -144,10 +144,23 @@ absl::StatusOr<v1::RankResponse> RankerClient::RankDense(
   return Rank(request);
 }
 
-absl::StatusOr<v1::RankResponse> RankerClient::RankQuery(const ModelRef& model,
-                                                         const Dataset& data,
-                                                         size_t query,
-                                                         uint32_t top_k) {
+namespace {
+
+// The spec of query `query`: a nonzero seed becomes seed + query.
+void SetSampling(const v1::SamplingSpec* sampling, size_t query,
+                 v1::RankRequest* request) {
+  if (sampling == nullptr) return;
+  *request->mutable_sampling() = *sampling;
+  if (sampling->seed() != 0) {
+    request->mutable_sampling()->set_seed(sampling->seed() + query);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<v1::RankResponse> RankerClient::RankQuery(
+    const ModelRef& model, const Dataset& data, size_t query, uint32_t top_k,
+    const v1::SamplingSpec* sampling) {
   if (query >= data.num_queries()) {
     return absl::OutOfRangeError(absl::StrCat(
         "query ", query, " is beyond the dataset's ", data.num_queries()));
@@ -155,6 +168,7 @@ absl::StatusOr<v1::RankResponse> RankerClient::RankQuery(const ModelRef& model,
   v1::RankRequest request;
   *request.mutable_model_spec() = model.ToProto();
   request.set_top_k(top_k);
+  SetSampling(sampling, query, &request);
   FillRankRequest(data, query, &request);
   return Rank(request);
 }
@@ -189,7 +203,8 @@ RankerClient::RankBatch(absl::Span<const v1::RankRequest> requests) {
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::RankResponse>>>
 RankerClient::RankQueries(const ModelRef& model, const Dataset& data,
-                          size_t begin, size_t end, uint32_t top_k) {
+                          size_t begin, size_t end, uint32_t top_k,
+                          const v1::SamplingSpec* sampling) {
   if (begin >= end || end > data.num_queries()) {
     return absl::OutOfRangeError(absl::StrCat(
         "queries [", begin, ", ", end,
@@ -200,6 +215,7 @@ RankerClient::RankQueries(const ModelRef& model, const Dataset& data,
     v1::RankRequest& request = requests[q - begin];
     *request.mutable_model_spec() = model.ToProto();
     request.set_top_k(top_k);
+    SetSampling(sampling, q, &request);
     FillRankRequest(data, q, &request);
   }
   return RankBatch(requests);

@@ -87,10 +87,13 @@ class RankerClient {
                                              int32_t num_features,
                                              uint32_t top_k = 0);
   // Query `query` of a dataset (ids = input line indices, see
-  // dataset_documents.h).
-  absl::StatusOr<v1::RankResponse> RankQuery(const ModelRef& model,
-                                             const Dataset& data, size_t query,
-                                             uint32_t top_k = 0);
+  // dataset_documents.h). With `sampling` (optional) the ranking is drawn
+  // from the model's Plackett-Luce policy (RankRequest.sampling); a nonzero
+  // seed is used as seed + query, so the queries of one seed get
+  // independent draws and each is replayable.
+  absl::StatusOr<v1::RankResponse> RankQuery(
+      const ModelRef& model, const Dataset& data, size_t query,
+      uint32_t top_k = 0, const v1::SamplingSpec* sampling = nullptr);
 
   // Several queries in one RankBatch call. The outer status is the call's
   // (e.g. UNAVAILABLE, or RESOURCE_EXHAUSTED over the server's batch
@@ -98,10 +101,11 @@ class RankerClient {
   // status that query failed with (same codes and messages as Rank).
   absl::StatusOr<std::vector<absl::StatusOr<v1::RankResponse>>> RankBatch(
       absl::Span<const v1::RankRequest> requests);
-  // Queries [begin, end) of a dataset in one RankBatch call.
+  // Queries [begin, end) of a dataset in one RankBatch call (`sampling` as
+  // for RankQuery, seed + query for each).
   absl::StatusOr<std::vector<absl::StatusOr<v1::RankResponse>>> RankQueries(
       const ModelRef& model, const Dataset& data, size_t begin, size_t end,
-      uint32_t top_k = 0);
+      uint32_t top_k = 0, const v1::SamplingSpec* sampling = nullptr);
 
   // Feature contributions (TreeSHAP) to the scores of one query's
   // documents; top_k > 0 keeps the k largest |contribution| per document.

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace plrank {
@@ -24,6 +25,16 @@ class BinMapper {
   // sample has no more distinct values than that, each value gets its own
   // bin and the bounds are midpoints between neighbours.
   static BinMapper Fit(std::vector<float> sample, int32_t max_bin);
+
+  // A mapper Fit made elsewhere, from its upper_bounds() (ascending, the
+  // last +inf) and is_useful(): distributed training fits on rank 0 and
+  // sends the bounds to every rank.
+  static BinMapper FromBounds(std::vector<float> upper_bounds, bool useful) {
+    BinMapper mapper;
+    mapper.upper_bounds_ = std::move(upper_bounds);
+    mapper.useful_ = useful;
+    return mapper;
+  }
 
   // Splittable: two distinct values, or one value plus missing ones.
   bool is_useful() const { return useful_; }

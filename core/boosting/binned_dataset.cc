@@ -75,6 +75,13 @@ BinnedDataset BinnedDataset::Build(const Dataset& data, int32_t max_bin,
     }
     all[f] = BinMapper::Fit(std::move(sample), max_bin);
   }
+  return FromMappers(data, std::move(all), num_threads);
+}
+
+BinnedDataset BinnedDataset::FromMappers(const Dataset& data,
+                                         std::vector<BinMapper> all,
+                                         int32_t num_threads) {
+  const size_t n = data.num_documents();
   BinnedDataset binned;
   binned.num_documents_ = n;
   for (int32_t f = 0; f < data.num_features; ++f) {

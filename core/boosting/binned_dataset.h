@@ -26,6 +26,13 @@ class BinnedDataset {
   static BinnedDataset Build(const Dataset& data, int32_t max_bin,
                              size_t max_sample, int32_t num_threads);
 
+  // Bins `data` with one fitted mapper per Dataset column (FitBinMappers,
+  // core/boosting/bin_sample.h); features whose mapper is not useful are
+  // dropped.
+  static BinnedDataset FromMappers(const Dataset& data,
+                                   std::vector<BinMapper> mappers,
+                                   int32_t num_threads);
+
   // Bins `data` (e.g. the validation set) with `reference`'s mappers (rows).
   static BinnedDataset BuildWithMappers(const Dataset& data,
                                         const BinnedDataset& reference,

@@ -11,15 +11,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "core/boosting/bin_sample.h"
 #include "core/boosting/binned_dataset.h"
 #include "core/boosting/sampling.h"
 #include "core/boosting/tree_learner.h"
 
 namespace plrank {
 namespace {
-
-// Bin boundaries come from at most this many (evenly strided) documents.
-constexpr size_t kMaxBinningSample = 200000;
 
 absl::Status Validate(const BoosterConfig& config, const BoosterInputs& inputs) {
   if (inputs.train == nullptr || inputs.objective == nullptr) {
@@ -76,6 +74,25 @@ void AddTree(const GrownTree& grown, const BinnedDataset& binned,
   }
 }
 
+// scores[i] += the leaf value of document i, routed through `tree` by its
+// raw values: the same leaf as the binned routing (BinMapper's contract), so
+// replaying a checkpoint's trees gives the scores boosting had.
+void ReplayTree(const Tree& tree, const Dataset& data, double* scores,
+                int32_t num_threads) {
+  const int64_t n = static_cast<int64_t>(data.num_documents());
+#pragma omp parallel for schedule(static) num_threads(num_threads) if (n >= 16384)
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t node = tree.num_internal_nodes() == 0 ? ~0 : 0;
+    while (node >= 0) {
+      const float x = data.value(i, tree.split_feature[node]);
+      const bool left = std::isnan(x) ? tree.default_left[node] != 0
+                                      : x <= tree.threshold[node];
+      node = left ? tree.left_child[node] : tree.right_child[node];
+    }
+    scores[i] += tree.leaf_value[~node];
+  }
+}
+
 }  // namespace
 
 absl::Status ValidateBoosterConfig(const BoosterConfig& config) {
@@ -127,8 +144,13 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
   const int32_t outputs = objective.num_outputs();
   const size_t n = train.num_documents();
 
-  const BinnedDataset train_bins =
-      BinnedDataset::Build(train, config.max_bin, kMaxBinningSample, threads);
+  IdentityReducer identity;
+  Reducer& reducer = inputs.reducer != nullptr ? *inputs.reducer : identity;
+  const BinnedDataset train_bins = BinnedDataset::FromMappers(
+      train,
+      FitBinMappers(train, config.max_bin, kMaxBinningSample, reducer,
+                    threads),
+      threads);
   const bool track_valid = inputs.valid != nullptr && inputs.valid_evaluator;
   BinnedDataset valid_bins;
   std::vector<double> valid_scores;
@@ -150,41 +172,61 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
   learner_config.min_gain_to_split = config.min_gain_to_split;
   learner_config.reducer = inputs.reducer;
   TreeLearner learner(train_bins, learner_config);
-  IdentityReducer identity;
-  Reducer& reducer = inputs.reducer != nullptr ? *inputs.reducer : identity;
 
-  // The queries this rank works on: all of them single-process.
-  const bool distributed = reducer.num_ranks() > 1;
-  std::vector<uint8_t> owned;
-  if (distributed) {
-    owned.resize(train.num_queries());
-    for (size_t q = 0; q < owned.size(); ++q) {
-      owned[q] = QueryOwner(q, owned.size(), reducer.num_ranks()) ==
-                 reducer.rank();
-    }
-  }
+  // Bags are drawn over the whole set's queries (the same on every rank);
+  // this shard takes its stretch of them.
+  double total_queries = static_cast<double>(train.num_queries());
+  reducer.Sum(absl::MakeSpan(&total_queries, 1));
+  const size_t first_query = static_cast<size_t>(train.query_index_base);
   const bool bagging = config.bagging_freq > 0 && config.bagging_fraction < 1.0;
-  std::vector<uint8_t> query_in_bag = owned;  // empty = every query
+  std::vector<uint8_t> query_in_bag;  // empty = every query
   std::vector<uint32_t> bag;
   DocumentsOfBag(train, query_in_bag, &bag);
+  auto draw_bag = [&](int32_t iteration) {
+    const std::vector<uint8_t> all = DrawQueryBag(
+        static_cast<size_t>(total_queries), config.bagging_fraction,
+        config.seed, iteration / config.bagging_freq);
+    query_in_bag.assign(all.begin() + first_query,
+                        all.begin() + first_query + train.num_queries());
+    DocumentsOfBag(train, query_in_bag, &bag);
+  };
 
   std::vector<float> gradients(n * outputs), hessians(n * outputs);
   std::vector<int32_t> leaf_of_document(n * outputs);
   std::vector<GrownTree> grown(outputs);
   std::vector<double> leaf_values;
   const bool early_stopping = track_valid && config.early_stopping_rounds > 0;
-  double best_metric = -std::numeric_limits<double>::infinity();
 
   BoosterResult result;
+  int32_t first_iteration = 0;
+  if (inputs.resume != nullptr) {
+    // The trees so far, added to the scores in the order boosting added
+    // them (routing raw values agrees with the binned routing).
+    result = *inputs.resume;
+    first_iteration = static_cast<int32_t>(result.history.size());
+    for (size_t t = 0; t < result.trees.size(); ++t) {
+      const int32_t k = static_cast<int32_t>(t % outputs);
+      ReplayTree(result.trees[t], train, scores.data() + k * n, threads);
+      if (track_valid) {
+        ReplayTree(result.trees[t], *inputs.valid,
+                   valid_scores.data() + k * inputs.valid->num_documents(),
+                   threads);
+      }
+    }
+    objective.StartAtIteration(first_iteration);
+  }
   result.num_features = train.num_features;
+  double& best_metric = result.best_metric;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (int32_t iteration = 0; iteration < config.num_trees; ++iteration) {
-    if (bagging && iteration % config.bagging_freq == 0) {
-      // Drawn over all queries from the same seed on every rank.
-      query_in_bag = DrawQueryBag(train.num_queries(), config.bagging_fraction,
-                                  config.seed, iteration / config.bagging_freq);
-      for (size_t q = 0; q < owned.size(); ++q) query_in_bag[q] &= owned[q];
-      DocumentsOfBag(train, query_in_bag, &bag);
+  for (int32_t iteration = first_iteration; iteration < config.num_trees;
+       ++iteration) {
+    if (early_stopping && iteration > 0 &&
+        iteration - result.best_iteration >= config.early_stopping_rounds) {
+      break;  // a resumed run that had already stopped
+    }
+    if (bagging && (iteration % config.bagging_freq == 0 ||
+                    iteration == first_iteration)) {
+      draw_bag(iteration);
     }
     objective.ComputeGradients(scores, query_in_bag, absl::MakeSpan(gradients),
                                absl::MakeSpan(hessians));
@@ -237,7 +279,9 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
     IterationReport report;
     report.iteration = iteration + 1;
     report.num_trees = config.num_trees;
+    // The whole set's loss: each shard's, summed in rank order.
     report.train_loss = objective.Loss(scores);
+    reducer.Sum(absl::MakeSpan(&report.train_loss, 1));
     report.train_metric = inputs.train_evaluator ? inputs.train_evaluator(scores) : nan;
     report.valid_metric = track_valid ? inputs.valid_evaluator(valid_scores) : nan;
     report.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - start);
@@ -248,6 +292,7 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
       best_metric = report.valid_metric;
       result.best_iteration = iteration + 1;
     }
+    if (inputs.on_state) inputs.on_state(result);
     if (early_stopping &&
         iteration + 1 - result.best_iteration >= config.early_stopping_rounds) {
       break;

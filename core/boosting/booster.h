@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,8 @@ struct IterationReport {
 // transform themselves.
 using Evaluator = std::function<double(absl::Span<const double> scores)>;
 
+struct BoosterResult;
+
 struct BoosterInputs {
   const Dataset* train = nullptr;
   const Dataset* valid = nullptr;        // optional
@@ -75,14 +78,24 @@ struct BoosterInputs {
   Evaluator train_evaluator;             // optional, for progress
   Evaluator valid_evaluator;             // optional; drives early stopping
   std::function<void(const IterationReport&)> on_iteration;  // optional
-  // Distributed training (data-parallel by query): every rank passes the
-  // whole training set (so bin boundaries, objective preparation, bags and
-  // feature subsets are the same by construction) and its Reducer; a rank
-  // computes gradients, histograms and leaf statistics only on the queries
-  // it owns (QueryOwner) and the reducer sums them. Scores, losses and
-  // metrics are kept for every document on every rank, so they need no
-  // reduction. Null (or one rank): single-process.
+  // Distributed training (data-parallel by query): every rank passes its
+  // own shard of the training and validation sets (Dataset::
+  // query_index_base places it in the whole set; bin boundaries come from a
+  // sample gathered over the ranks, FitBinMappers) and its Reducer; the
+  // reducer sums gradients' histograms, leaf statistics and the training
+  // loss. Evaluators see this rank's scores and must return the metric of
+  // the whole set (reduced) so every rank takes the same early-stopping
+  // decision. Null (or one rank): single-process.
   Reducer* reducer = nullptr;
+  // Resuming a checkpointed run: the result of its first
+  // resume->history.size() iterations (trees of every iteration, not cut to
+  // the best). Their trees are replayed into the scores, and boosting goes
+  // on from there with the same bags, feature subsets and objective state,
+  // so the trees are bit-identical to an uninterrupted run's. Null: start.
+  const BoosterResult* resume = nullptr;
+  // Called after every iteration with the state so far (all trees grown,
+  // history, best iteration and metric), e.g. to write a checkpoint.
+  std::function<void(const BoosterResult&)> on_state;
 };
 
 struct BoosterResult {
@@ -92,6 +105,8 @@ struct BoosterResult {
   std::vector<IterationReport> history;
   int32_t best_iteration = 0;   // 1-based; == history.size() w/o early stop
   int32_t num_features = 0;
+  // The best valid metric so far (-inf before any), for resuming.
+  double best_metric = -std::numeric_limits<double>::infinity();
 };
 
 // Histogram gradient boosting with leaf-wise (best-first) trees.

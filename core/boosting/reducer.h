@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
@@ -10,8 +12,9 @@
 namespace plrank {
 
 // How the boosting engine combines the partial sums of a data-parallel
-// (distributed) run. Each rank works on its own share of the queries
-// (QueryOwner) and asks the reducer for the sums over all ranks: the root's
+// (distributed) run. Each rank holds and works on its own shard of whole
+// queries (core/pipeline/shard_loading.h) and asks the reducer for the sums
+// over all ranks: the root's
 // gradient sums, every built histogram and the objective's leaf statistics.
 // Every decision (splits, leaf values, early stopping) is then taken from the
 // same numbers on every rank, so no MPI call sits in the learner's logic.
@@ -31,6 +34,14 @@ class Reducer {
   // values[i] <- sum over ranks r (in rank order) of rank r's values[i].
   virtual void Sum(absl::Span<double> values) = 0;
 
+  // Collective: rank 0 receives every rank's `mine`, in rank order; the
+  // other ranks receive an empty vector. (Bin boundaries from the ranks'
+  // samples, the check of query ids over shards.)
+  virtual std::vector<std::string> Gather(const std::string& mine) = 0;
+
+  // Collective: every rank's `bytes` becomes rank 0's.
+  virtual void Broadcast(std::string* bytes) = 0;
+
   // Bytes this rank has sent through Sum so far (for benchmarks).
   virtual int64_t bytes_sent() const { return 0; }
 
@@ -47,28 +58,14 @@ class IdentityReducer final : public Reducer {
   int32_t rank() const override { return 0; }
   int32_t num_ranks() const override { return 1; }
   void Sum(absl::Span<double> /*values*/) override {}
+  std::vector<std::string> Gather(const std::string& mine) override {
+    return {mine};
+  }
+  void Broadcast(std::string* /*bytes*/) override {}
   absl::Status CheckSameOnEveryRank(uint64_t /*digest*/) override {
     return absl::OkStatus();
   }
 };
-
-// The rank that owns query q of num_queries: contiguous blocks of queries,
-// as equal in count as can be, so a query never spans ranks (listwise losses
-// need whole queries). A rank may own none when ranks outnumber queries.
-inline int32_t QueryOwner(size_t q, size_t num_queries, int32_t num_ranks) {
-  return static_cast<int32_t>((static_cast<unsigned __int128>(q) * num_ranks) /
-                              num_queries);
-}
-
-// The first query rank `rank` owns (rank == num_ranks: num_queries), so
-// rank r owns [FirstOwnedQuery(n, r, N), FirstOwnedQuery(n, r + 1, N)).
-inline size_t FirstOwnedQuery(size_t num_queries, int32_t rank,
-                              int32_t num_ranks) {
-  // The least q with q * num_ranks / num_queries >= rank.
-  return static_cast<size_t>(
-      (static_cast<unsigned __int128>(rank) * num_queries + num_ranks - 1) /
-      num_ranks);
-}
 
 }  // namespace plrank
 

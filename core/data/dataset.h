@@ -29,6 +29,14 @@ struct Dataset {
   // regrouped non-contiguous queries) input_line_order[i] is the 0-based
   // position among the input's data lines of stored document i.
   std::vector<uint32_t> input_line_order;
+  // When this dataset is one shard of a larger set (distributed training,
+  // each rank holding its share): the number of the set's queries before
+  // this shard's first, and the largest label over the whole set (-1: this
+  // dataset's own). Whatever depends on a query's place in the set (random
+  // streams, bags) or on the label range then comes out as it would for the
+  // whole set. Single-process: 0 and -1.
+  uint64_t query_index_base = 0;
+  int32_t set_max_label = -1;
 
   size_t num_documents() const { return labels.size(); }
   size_t num_queries() const {
@@ -43,7 +51,7 @@ struct Dataset {
   uint32_t query_begin(size_t query) const { return query_offsets[query]; }
   uint32_t query_end(size_t query) const { return query_offsets[query + 1]; }
   int32_t max_label() const {
-    int32_t m = 0;
+    int32_t m = set_max_label > 0 ? set_max_label : 0;
     for (int32_t l : labels) m = l > m ? l : m;
     return m;
   }

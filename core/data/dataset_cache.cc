@@ -61,15 +61,26 @@ absl::Status OsError(const std::string& path, const char* what) {
   return absl::ErrnoToStatus(error_number, absl::StrCat(path, ": ", what));
 }
 
-// (size, ContentHasher checksum) of a whole file, read in blocks.
-absl::StatusOr<std::pair<uint64_t, uint64_t>> HashFile(const std::string& path) {
+// (size, ContentHasher checksum) of a whole file, or of its bytes
+// [begin, end) (end < 0: to the end), read in blocks.
+absl::StatusOr<std::pair<uint64_t, uint64_t>> HashFile(const std::string& path,
+                                                       int64_t begin = 0,
+                                                       int64_t end = -1) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return OsError(path, "cannot open");
+  if (begin > 0 && ::fseeko(file, static_cast<off_t>(begin), SEEK_SET) != 0) {
+    std::fclose(file);
+    return OsError(path, "cannot seek");
+  }
   ContentHasher hasher;
   std::vector<char> block(size_t{8} << 20);
   uint64_t size = 0;
+  const bool bounded = end >= 0;
+  const uint64_t limit = bounded ? static_cast<uint64_t>(end - begin) : 0;
   while (true) {
-    const size_t got = std::fread(block.data(), 1, block.size(), file);
+    size_t want = block.size();
+    if (bounded && limit - size < want) want = static_cast<size_t>(limit - size);
+    const size_t got = want == 0 ? 0 : std::fread(block.data(), 1, want, file);
     hasher.Update(std::string_view(block.data(), got));
     size += got;
     if (got < block.size()) break;
@@ -87,7 +98,11 @@ uint64_t OptionsDigest(const ReadOptions& options) {
       options.max_feature_index,
       " duplicates=", static_cast<int>(options.duplicates),
       " noncontiguous=", options.allow_noncontiguous_queries,
-      " explicit_query_file=", !options.query_file.empty()));
+      " explicit_query_file=", !options.query_file.empty(),
+      // One rank's share of a big file is a dataset of its own.
+      options.byte_begin != 0 || options.byte_end >= 0
+          ? absl::StrCat(" bytes=", options.byte_begin, "-", options.byte_end)
+          : std::string()));
 }
 
 absl::StatusOr<uint64_t> QueryFileChecksum(const std::string& query_file) {
@@ -197,11 +212,18 @@ CacheRead ReadCache(const std::string& cache, const Source& source,
     return fail("the cache was written with other reading options");
   }
   struct stat source_info;
+  const bool ranged = options.byte_begin != 0 || options.byte_end >= 0;
   if (::stat(source.path.c_str(), &source_info) != 0 ||
-      static_cast<uint64_t>(source_info.st_size) != h.source_size) {
+      (ranged ? source_info.st_size < options.byte_end ||
+                    static_cast<uint64_t>(options.byte_end -
+                                          options.byte_begin) != h.source_size
+              : static_cast<uint64_t>(source_info.st_size) != h.source_size)) {
     return fail("the source changed since the cache was written");
   }
-  absl::StatusOr<std::pair<uint64_t, uint64_t>> hashed = HashFile(source.path);
+  // A rank's share: only its bytes are hashed, never the whole file.
+  absl::StatusOr<std::pair<uint64_t, uint64_t>> hashed =
+      ranged ? HashFile(source.path, options.byte_begin, options.byte_end)
+             : HashFile(source.path);
   absl::StatusOr<uint64_t> query_checksum = QueryFileChecksum(source.query_file);
   if (!hashed.ok() || !query_checksum.ok()) {
     // Left to the parser, which names the file that cannot be read.
@@ -330,7 +352,13 @@ std::string DatasetCachePath(const std::string& source,
 absl::StatusOr<CachedDataset> ReadLetorFileCached(
     const std::string& source, const ReadOptions& options,
     const std::string& cache_dir) {
-  const std::string cache = DatasetCachePath(source, cache_dir);
+  std::string cache = DatasetCachePath(source, cache_dir);
+  if (options.byte_begin != 0 || options.byte_end >= 0) {
+    // One cache per share: <cache>.bytes-B-E.plrank.bin.
+    cache = absl::StrCat(
+        cache.substr(0, cache.size() - std::string_view(".plrank.bin").size()),
+        ".bytes-", options.byte_begin, "-", options.byte_end, ".plrank.bin");
+  }
   const std::string query_file = ResolveQueryFile(source, options);
   const uint64_t options_digest = OptionsDigest(options);
   CacheRead read =

@@ -596,10 +596,25 @@ absl::StatusOr<Dataset> ReadLetorFile(const std::string& path,
   }
   const std::string query_file = ResolveQueryFile(path, options);
   const bool query_file_explicit = !options.query_file.empty();
+  const bool ranged = options.byte_begin != 0 || options.byte_end >= 0;
+  if (ranged && !query_file.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": a byte range of the file cannot be read with group-size "
+        "file ", query_file, " (it counts documents from the file's start); "
+        "split such data into one file per rank ({rank} in the path)"));
+  }
   absl::StatusOr<LineChunkReader> reader =
-      LineChunkReader::Open(path, options.read_chunk_bytes);
+      ranged ? LineChunkReader::OpenRange(path, options.read_chunk_bytes,
+                                          options.byte_begin, options.byte_end)
+             : LineChunkReader::Open(path, options.read_chunk_bytes);
   if (!reader.ok()) return reader.status();
-  LetorParser parser(path, options, reader->file_size());
+  const std::string name =
+      ranged ? absl::StrCat(path, " (bytes ", options.byte_begin, "-",
+                            options.byte_end < 0 ? reader->file_size()
+                                                 : options.byte_end,
+                            ")")
+             : path;
+  LetorParser parser(name, options, reader->file_size());
   ContentHasher hasher;
   while (true) {
     absl::StatusOr<std::string_view> chunk = reader->Next();

@@ -36,6 +36,13 @@ struct ReadOptions {
   // Files are read in line-aligned chunks of about this many bytes (a longer
   // line is read whole); only memory use depends on it, never the result.
   size_t read_chunk_bytes = size_t{8} << 20;
+  // ReadLetorFile only: read bytes [byte_begin, byte_end) of the file
+  // (byte_end < 0: to its end), one rank's share of a big file cut at query
+  // starts (ShardByteRange, core/data/shard_files.h). Lines must then carry
+  // qid: (a group-size file counts from the file's start). Messages name
+  // "<path> (bytes B-E)" and count lines from B.
+  int64_t byte_begin = 0;
+  int64_t byte_end = -1;
   // ReadLetorFile only: hash the bytes as they are parsed into
   // ReadStats::source_checksum (dataset caches use it, so the checksum is of
   // exactly the text the dataset came from). Never changes the result.

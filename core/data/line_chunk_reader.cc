@@ -37,6 +37,26 @@ absl::StatusOr<LineChunkReader> LineChunkReader::Open(const std::string& path,
   return reader;
 }
 
+absl::StatusOr<LineChunkReader> LineChunkReader::OpenRange(
+    const std::string& path, size_t chunk_bytes, int64_t begin, int64_t end) {
+  absl::StatusOr<LineChunkReader> reader = Open(path, chunk_bytes);
+  if (!reader.ok()) return reader.status();
+  if (reader->file_size_ < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": a byte range needs a regular file, not a pipe"));
+  }
+  if (end < 0 || end > reader->file_size_) end = reader->file_size_;
+  if (begin < 0 || begin > end) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": byte range [", begin, ", ", end, ") is outside the file"));
+  }
+  if (::fseeko(reader->file_, static_cast<off_t>(begin), SEEK_SET) != 0) {
+    return OsError(path, "cannot seek");
+  }
+  reader->remaining_ = end - begin;
+  return reader;
+}
+
 LineChunkReader::LineChunkReader(LineChunkReader&& other) noexcept {
   *this = std::move(other);
 }
@@ -53,6 +73,7 @@ LineChunkReader& LineChunkReader::operator=(LineChunkReader&& other) noexcept {
   at_eof_ = other.at_eof_;
   bytes_read_ = other.bytes_read_;
   file_size_ = other.file_size_;
+  remaining_ = other.remaining_;
   return *this;
 }
 
@@ -80,9 +101,14 @@ absl::StatusOr<std::string_view> LineChunkReader::Next() {
     if (buffer_.size() < carried_ + chunk_bytes_) {
       buffer_.resize(carried_ + chunk_bytes_);
     }
-    const size_t want = buffer_.size() - carried_;
-    const size_t got = std::fread(buffer_.data() + carried_, 1, want, file_);
-    if (got < want) {
+    size_t want = buffer_.size() - carried_;
+    const bool range_ends =
+        remaining_ >= 0 && static_cast<uint64_t>(remaining_) <= want;
+    if (range_ends) want = static_cast<size_t>(remaining_);
+    const size_t got =
+        want == 0 ? 0 : std::fread(buffer_.data() + carried_, 1, want, file_);
+    if (remaining_ >= 0) remaining_ -= static_cast<int64_t>(got);
+    if (got < want || range_ends) {
       if (std::ferror(file_) != 0) return OsError(path_, "read failed");
       at_eof_ = true;
     }

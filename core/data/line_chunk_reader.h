@@ -24,6 +24,13 @@ class LineChunkReader {
   static absl::StatusOr<LineChunkReader> Open(
       const std::string& path, size_t chunk_bytes = kDefaultChunkBytes);
 
+  // Only bytes [begin, end) of a regular file (end < 0: to its end), e.g.
+  // one rank's share of a big training file; begin should be a line start
+  // (0 or just after a line break), end the same or the file's end.
+  static absl::StatusOr<LineChunkReader> OpenRange(const std::string& path,
+                                                   size_t chunk_bytes,
+                                                   int64_t begin, int64_t end);
+
   LineChunkReader(LineChunkReader&& other) noexcept;
   LineChunkReader& operator=(LineChunkReader&& other) noexcept;
   LineChunkReader(const LineChunkReader&) = delete;
@@ -51,6 +58,7 @@ class LineChunkReader {
   bool at_eof_ = false;
   int64_t bytes_read_ = 0;
   int64_t file_size_ = -1;
+  int64_t remaining_ = -1;  // bytes of the range still to read; -1 = all
 };
 
 }  // namespace plrank

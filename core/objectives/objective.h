@@ -70,6 +70,12 @@ class Objective {
   // every random choice reproducible. Called once before boosting.
   virtual absl::Status Init(const Dataset& train, uint64_t seed) = 0;
 
+  // Resuming a run (checkpoints): put the objective in the state it would be
+  // in after `iteration` ComputeGradients calls since Init. Only losses
+  // whose gradients depend on the call count (e.g. a random stream drawn
+  // per iteration) override it.
+  virtual void StartAtIteration(int32_t /*iteration*/) {}
+
   // Writes gradients and hessians for every document of every query whose
   // query_in_bag flag is set (others get 0). `query_in_bag` is empty when all
   // queries are in. Output layout matches `scores`.

@@ -43,10 +43,11 @@ double PowerOfTwo(int32_t label) { return std::ldexp(1.0, label); }
 
 }  // namespace
 
-absl::Status XendcgObjective::InitQueries(const Dataset& /*train*/,
+absl::Status XendcgObjective::InitQueries(const Dataset& train,
                                           uint64_t seed) {
   seed_ = seed;
   iteration_ = 0;
+  query_index_base_ = train.query_index_base;
   const size_t num_queries = queries().num_queries();
   skip_.assign(num_queries, 0);
   skipped_queries_ = 0;
@@ -67,7 +68,7 @@ void XendcgObjective::DrawPhi(size_t q, uint64_t iteration,
                               absl::Span<double> phi) const {
   const uint32_t n = queries().size(q);
   const int32_t* labels = queries().labels.data() + queries().begin(q);
-  SplitMix64 rng(StreamSeed(seed_, iteration, q));
+  SplitMix64 rng(StreamSeed(seed_, iteration, query_index_base_ + q));
   for (uint32_t i = 0; i < n; ++i) {
     phi[i] = PowerOfTwo(labels[i]) - UnitUniform(rng);
   }

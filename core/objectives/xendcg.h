@@ -79,6 +79,9 @@ class XendcgObjective : public QueryObjective {
   // Number of ComputeGradients calls so far.
   uint64_t iteration() const { return iteration_; }
 
+  // Resuming: the next ComputeGradients draws iteration `iteration`'s phi.
+  void StartAtIteration(int32_t iteration) override { iteration_ = iteration; }
+
  protected:
   absl::Status InitQueries(const Dataset& train, uint64_t seed) override;
 
@@ -86,6 +89,7 @@ class XendcgObjective : public QueryObjective {
   std::vector<uint8_t> skip_;  // per query
   int32_t skipped_queries_ = 0;
   uint64_t seed_ = 0;
+  uint64_t query_index_base_ = 0;  // Dataset::query_index_base
   uint64_t iteration_ = 0;
   uint64_t drawing_iteration_ = 0;  // of the ComputeGradients call running
 };

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -15,16 +17,21 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/data/dataset_cache.h"
 #include "core/data/dataset_stats.h"
 #include "core/data/feature_names.h"
 #include "core/data/file_io.h"
+#include "core/data/shard_files.h"
 #include "core/linear/linear_model.h"
 #include "core/scoring/forest_scorer.h"
 #include "core/model/model_io.h"
 #include "core/pipeline/auto_learning_rate.h"
+#include "core/pipeline/checkpoint.h"
+#include "core/pipeline/shard_loading.h"
 #include "core/pipeline/training_history.h"
 
 namespace plrank {
@@ -55,13 +62,18 @@ class Fnv1a64 {
 // scorer's transform, which the evaluator reproduces here for consistency.
 class NdcgEvaluator {
  public:
+  // With a reducer of more than one rank, `data` is this rank's shard and
+  // the means are the whole set's (each rank's sums and counts, reduced);
+  // the call is then collective.
   NdcgEvaluator(const Dataset* data, const std::vector<int32_t>& cutoffs,
                 int32_t num_outputs, ScoreTransform transform,
-                const MetricOptions& options)
+                const MetricOptions& options, Reducer* reducer = nullptr)
       : data_(data),
         num_outputs_(num_outputs),
         transform_(transform),
-        options_(options) {
+        options_(options),
+        reducer_(reducer != nullptr && reducer->num_ranks() > 1 ? reducer
+                                                                : nullptr) {
     for (int32_t k : cutoffs) specs_.push_back({MetricSpec::Kind::kNdcg, k});
   }
 
@@ -95,9 +107,26 @@ class NdcgEvaluator {
                             bool first_only) const {
     std::vector<double> means(specs_.size(),
                               std::numeric_limits<double>::quiet_NaN());
-    for (size_t m = 0; m < (first_only ? 1 : specs_.size()); ++m) {
-      means[m] = MeanIgnoringNan(
-          PerQueryMetric(*data_, scores, specs_[m], options_));
+    const size_t computed = first_only ? 1 : specs_.size();
+    if (reducer_ == nullptr) {
+      for (size_t m = 0; m < computed; ++m) {
+        means[m] = MeanIgnoringNan(
+            PerQueryMetric(*data_, scores, specs_[m], options_));
+      }
+      return means;
+    }
+    // Sums and counts of the queries with a value, over every rank.
+    std::vector<double> sums(2 * computed, 0.0);
+    for (size_t m = 0; m < computed; ++m) {
+      for (double value : PerQueryMetric(*data_, scores, specs_[m], options_)) {
+        if (std::isnan(value)) continue;
+        sums[2 * m] += value;
+        sums[2 * m + 1] += 1.0;
+      }
+    }
+    reducer_->Sum(absl::MakeSpan(sums));
+    for (size_t m = 0; m < computed; ++m) {
+      if (sums[2 * m + 1] > 0) means[m] = sums[2 * m] / sums[2 * m + 1];
     }
     return means;
   }
@@ -107,6 +136,7 @@ class NdcgEvaluator {
   int32_t num_outputs_;
   ScoreTransform transform_;
   MetricOptions options_;
+  Reducer* reducer_;  // null: single-process
 };
 
 absl::StatusOr<Dataset> LoadDataset(
@@ -162,9 +192,15 @@ void StoreMetrics(const std::vector<std::string>& names,
 }
 
 // The data digests and creation time RunTrainJob writes with the model.
-void Stamp(const Dataset& train, const Dataset* valid, Ensemble& model) {
-  model.train_data_hash = DatasetDigest(train);
-  if (valid != nullptr) model.valid_data_hash = DatasetDigest(*valid);
+// A distributed run's digests are of every rank's shard (collective).
+void Stamp(const Dataset& train, const Dataset* valid, Reducer* reducer,
+           Ensemble& model) {
+  IdentityReducer identity;
+  Reducer& all = reducer != nullptr ? *reducer : identity;
+  model.train_data_hash = ShardedDatasetDigest(DatasetDigest(train), all);
+  if (valid != nullptr) {
+    model.valid_data_hash = ShardedDatasetDigest(DatasetDigest(*valid), all);
+  }
   model.created_unix_seconds = static_cast<int64_t>(std::time(nullptr));
 }
 
@@ -174,7 +210,7 @@ TrainSummary Finish(const TrainJob& job, const Dataset& train,
                     const Dataset* valid, TrainSummary summary,
                     std::vector<std::string> feature_names,
                     HistoryInfo history = {}) {
-  Stamp(train, valid, summary.model);
+  Stamp(train, valid, job.reducer, summary.model);
   if (!feature_names.empty()) {
     summary.model.feature_names = std::move(feature_names);
   }
@@ -182,8 +218,12 @@ TrainSummary Finish(const TrainJob& job, const Dataset& train,
   history.best_iteration = summary.best_iteration;
   history.early_stopping_rounds = job.booster.early_stopping_rounds;
   history.train_queries = summary.train_queries;
-  history.valid_queries =
-      valid != nullptr ? static_cast<int64_t>(valid->num_queries()) : 0;
+  history.valid_queries = 0;
+  if (valid != nullptr) {
+    double queries = static_cast<double>(valid->num_queries());
+    if (job.reducer != nullptr) job.reducer->Sum(absl::MakeSpan(&queries, 1));
+    history.valid_queries = static_cast<int64_t>(queries);
+  }
   summary.history = std::move(history);
   return summary;
 }
@@ -261,6 +301,103 @@ std::shared_ptr<const Objective> ValidLossObjective(
   return std::shared_ptr<const Objective>(std::move(*objective));
 }
 
+// Test hook (tests/e2e, tests/distributed): PLRANK_TEST_KILL_AFTER_ITERATION
+// = "K" or "R:K" makes rank 0 (or rank R) SIGKILL itself right after
+// iteration K (and its checkpoint, when due), to show that --resume goes on
+// bit-identically. 0 = never.
+int32_t TestKillAfterIteration(int32_t rank) {
+  const char* value = std::getenv("PLRANK_TEST_KILL_AFTER_ITERATION");
+  if (value == nullptr) return 0;
+  absl::string_view text(value);
+  int32_t kill_rank = 0, iteration = 0;
+  if (const size_t colon = text.find(':'); colon != absl::string_view::npos) {
+    if (!absl::SimpleAtoi(text.substr(0, colon), &kill_rank)) return 0;
+    text = text.substr(colon + 1);
+  }
+  if (!absl::SimpleAtoi(text, &iteration) || kill_rank != rank) return 0;
+  return iteration;
+}
+
+// What a checkpoint must have been written by: the same parameters, but
+// for those that never change a tree (where outputs go, logging, threads,
+// the dataset cache; the checkpoint flags are not parameters), objective,
+// rank count and data (every shard's digest). A restarted job may write
+// elsewhere (plrank-publish picks a new directory) and still resume.
+// Collective.
+uint64_t CheckpointDigest(const TrainJob& job, const Dataset& train,
+                          const Dataset* valid, Reducer& reducer) {
+  Fnv1a64 hash;
+  auto add = [&hash](const std::string& text) {
+    hash.Add(text.data(), text.size());
+    hash.Add("\n", 1);
+  };
+  for (const auto& [name, value] : job.parameters) {
+    if (name == "model_out" || name == "history_out" || name == "quiet" ||
+        name == "log_period" || name == "num_threads" ||
+        name == "dataset_cache" || name == "dataset_cache_dir") {
+      continue;
+    }
+    add(name + "=" + value);
+  }
+  add(job.objective.name);
+  add(absl::StrCat("ranks ", reducer.num_ranks()));
+  add(ShardedDatasetDigest(DatasetDigest(train), reducer));
+  if (valid != nullptr) {
+    add(ShardedDatasetDigest(DatasetDigest(*valid), reducer));
+  }
+  return hash.value();
+}
+
+// The checkpoint to resume from (nullopt: none yet, train from the start).
+// Rank 0 reads it and sends it to every rank, so all resume from the same
+// bytes. Collective.
+absl::StatusOr<std::optional<Checkpoint>> ReadCheckpointForJob(
+    const TrainJob& job, uint64_t digest, int32_t num_features,
+    int32_t num_outputs, Reducer& reducer) {
+  const std::string path = CheckpointPath(job.checkpoint_dir);
+  std::string message;  // "none", "error <why>" or "file <bytes>"
+  if (reducer.rank() == 0) {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) {
+      message = "none";
+    } else {
+      absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+      message = bytes.ok() ? "file " + *bytes
+                           : "error " + std::string(bytes.status().message());
+    }
+  }
+  reducer.Broadcast(&message);
+  if (message == "none") return std::nullopt;
+  if (absl::StartsWith(message, "error ")) {
+    return absl::FailedPreconditionError(message.substr(6));
+  }
+  absl::StatusOr<Checkpoint> checkpoint =
+      ParseCheckpoint(std::string_view(message).substr(5), path);
+  if (!checkpoint.ok()) return checkpoint.status();
+  if (checkpoint->job_digest != digest) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": the checkpoint is of another run (other flags, data or rank "
+        "count); resume with the run's own flags and data, or use another "
+        "--checkpoint_dir"));
+  }
+  const BoosterResult& state = checkpoint->state;
+  bool sound = state.trees.size() ==
+                   state.history.size() * static_cast<size_t>(num_outputs) &&
+               state.num_features == num_features &&
+               state.history.size() <=
+                   static_cast<size_t>(job.booster.num_trees);
+  for (const Tree& tree : state.trees) {
+    for (int32_t feature : tree.split_feature) {
+      sound = sound && feature < num_features;
+    }
+  }
+  if (!sound) {
+    return absl::DataLossError(absl::StrCat(
+        path, ": the checkpoint's trees do not fit this run (damaged)"));
+  }
+  return checkpoint;
+}
+
 }  // namespace
 
 std::string DatasetDigest(const Dataset& data) {
@@ -280,14 +417,12 @@ uint64_t DistributedDigest(const TrainJob& job, const Dataset& train,
     hash.Add(text.data(), text.size());
     hash.Add("\n", 1);
   };
-  auto add_data = [&add](const Dataset& data) {
-    add(absl::StrCat(data.num_features, " ", data.num_queries(), " ",
-                     data.num_documents(), " ", DatasetDigest(data)));
-  };
+  // Each rank holds its own shard, so the data enter by their agreed shape
+  // only (the shards' query ids were checked when they were read).
   for (const auto& [name, value] : job.parameters) add(name + "=" + value);
   add(job.objective.name);
-  add_data(train);
-  if (valid != nullptr) add_data(*valid);
+  add(absl::StrCat("features ", train.num_features, " max label ",
+                   train.max_label(), " valid ", valid != nullptr));
   return hash.value();
 }
 
@@ -305,8 +440,36 @@ absl::StatusOr<TrainData> LoadTrainData(
     read_options.num_features_origin = absl::StrCat(
         "the feature count of --init_model ", job.init_model_path);
   }
+  // Distributed (or a {rank} path): each rank reads only its share.
+  IdentityReducer identity;
+  Reducer& reducer = job.reducer != nullptr ? *job.reducer : identity;
+  const bool sharded = reducer.num_ranks() > 1 ||
+                       HasRankPlaceholder(job.train_path) ||
+                       HasRankPlaceholder(job.valid_path);
+  auto load = [&](const std::string& path,
+                  const ReadOptions& options) -> absl::StatusOr<Dataset> {
+    absl::StatusOr<ShardSource> source = ResolveShardSource(
+        path, options, reducer.rank(), reducer.num_ranks());
+    if (!source.ok()) return source.status();
+    absl::StatusOr<Dataset> data =
+        LoadDataset(source->path, source->options, job, log);
+    if (!data.ok() || !sharded) return data;
+    // Group-size files number their queries; renumbered by their place in
+    // the whole set, as single-process reading of the whole numbers them.
+    bool numbered = !ResolveQueryFile(source->path, source->options).empty();
+    for (size_t q = 0; numbered && q < data->query_ids.size(); ++q) {
+      numbered = data->query_ids[q] == absl::StrCat(q);
+    }
+    if (absl::Status agreed =
+            AgreeOverShards(source->name, options.num_features > 0, numbered,
+                            reducer, &*data);
+        !agreed.ok()) {
+      return agreed;
+    }
+    return data;
+  };
   TrainData data;
-  absl::StatusOr<Dataset> train = LoadDataset(job.train_path, read_options, job, log);
+  absl::StatusOr<Dataset> train = load(job.train_path, read_options);
   if (!train.ok()) return train.status();
   data.train = *std::move(train);
   // Checked now rather than when the model is written after training.
@@ -318,8 +481,7 @@ absl::StatusOr<TrainData> LoadTrainData(
   if (!job.valid_path.empty()) {
     ReadOptions valid_options = read_options;
     valid_options.num_features = data.train.num_features;
-    absl::StatusOr<Dataset> valid =
-        LoadDataset(job.valid_path, valid_options, job, log);
+    absl::StatusOr<Dataset> valid = load(job.valid_path, valid_options);
     if (!valid.ok()) return valid.status();
     data.valid = *std::move(valid);
   }
@@ -370,13 +532,28 @@ absl::StatusOr<TrainSummary> TrainOnData(
   if (absl::Status status = CheckJob(requested_job); !status.ok()) {
     return status;
   }
+  // The whole set's counts (a distributed rank holds its shard only).
+  IdentityReducer identity;
+  Reducer& reducer =
+      requested_job.reducer != nullptr ? *requested_job.reducer : identity;
+  double totals[3] = {static_cast<double>(train_data.num_documents()),
+                      static_cast<double>(train_data.num_queries()),
+                      static_cast<double>(
+                          CountQueriesWithRankingSignal(train_data))};
+  double valid_totals[2] = {
+      valid_data ? static_cast<double>(valid_data->num_documents()) : 0.0,
+      valid_data ? static_cast<double>(valid_data->num_queries()) : 0.0};
+  reducer.Sum(absl::MakeSpan(totals));
+  reducer.Sum(absl::MakeSpan(valid_totals));
+  const int64_t all_documents = static_cast<int64_t>(totals[0]);
+  const int64_t all_queries = static_cast<int64_t>(totals[1]);
+  const int64_t with_signal = static_cast<int64_t>(totals[2]);
   std::optional<TrainJob> resolved;
   if (requested_job.auto_learning_rate) {
     resolved = requested_job;
     resolved->auto_learning_rate = false;
     resolved->booster.learning_rate =
-        AutoLearningRate(static_cast<int64_t>(train_data.num_documents()),
-                         resolved->booster.num_trees);
+        AutoLearningRate(all_documents, resolved->booster.num_trees);
     resolved->parameters["learning_rate"] =
         absl::StrCat(resolved->booster.learning_rate);
   }
@@ -419,17 +596,16 @@ absl::StatusOr<TrainSummary> TrainOnData(
           job.init_model_path, init_model->num_features));
     }
   }
-  summary.train_documents = static_cast<int64_t>(train.num_documents());
-  summary.train_queries = static_cast<int64_t>(train.num_queries());
+  summary.train_documents = all_documents;
+  summary.train_queries = all_queries;
   log(absl::StrFormat("train: %s — %d queries, %d documents, %d features",
-                      DataName(job.train_path), train.num_queries(),
-                      train.num_documents(), train.num_features));
+                      DataName(job.train_path), all_queries, all_documents,
+                      train.num_features));
   if (resolved) {
     log(absl::StrFormat(
         "learning rate %g (auto from %d training documents and %d trees; "
         "--learning_rate sets it)",
-        job.booster.learning_rate, train.num_documents(),
-        job.booster.num_trees));
+        job.booster.learning_rate, all_documents, job.booster.num_trees));
   }
   std::vector<std::string> feature_names;
   if (!job.feature_names_path.empty()) {
@@ -438,23 +614,23 @@ absl::StatusOr<TrainSummary> TrainOnData(
     if (!names.ok()) return names.status();
     feature_names = *std::move(names);
   }
-  if (const int64_t with_signal = CountQueriesWithRankingSignal(train);
-      with_signal == 0) {
+  if (with_signal == 0) {
     log(absl::StrFormat(
         "warning: %s: no query has two different labels, so there is no "
         "ranking signal: ranking losses get zero gradients and every "
         "document will score the same (check the label column)",
         DataName(job.train_path)));
-  } else if (2 * with_signal < static_cast<int64_t>(train.num_queries())) {
+  } else if (2 * with_signal < all_queries) {
     log(absl::StrFormat(
         "note: %s: only %d of %d queries have two different labels; the "
         "others carry no ranking signal",
-        DataName(job.train_path), with_signal, train.num_queries()));
+        DataName(job.train_path), with_signal, all_queries));
   }
   if (valid) {
     log(absl::StrFormat("valid: %s — %d queries, %d documents",
-                        DataName(job.valid_path), valid->num_queries(),
-                        valid->num_documents()));
+                        DataName(job.valid_path),
+                        static_cast<int64_t>(valid_totals[1]),
+                        static_cast<int64_t>(valid_totals[0])));
   }
 
   std::vector<std::string> metric_names;
@@ -479,13 +655,9 @@ absl::StatusOr<TrainSummary> TrainOnData(
       return status;
     }
     log(absl::StrFormat(
-        "distributed: rank %d of %d trains on queries [%d, %d) of %d",
-        job.reducer->rank(), job.reducer->num_ranks(),
-        FirstOwnedQuery(train.num_queries(), job.reducer->rank(),
-                        job.reducer->num_ranks()),
-        FirstOwnedQuery(train.num_queries(), job.reducer->rank() + 1,
-                        job.reducer->num_ranks()),
-        train.num_queries()));
+        "distributed: rank %d of %d holds queries [%d, %d) of %d",
+        job.reducer->rank(), job.reducer->num_ranks(), train.query_index_base,
+        train.query_index_base + train.num_queries(), all_queries));
   }
 
   if (const LinearTrainer* trainer = FindLinearTrainer(job.objective.name)) {
@@ -596,7 +768,7 @@ absl::StatusOr<TrainSummary> TrainOnData(
   auto train_values = std::make_shared<Computed>();
   auto valid_values = std::make_shared<Computed>();
   NdcgEvaluator train_ndcg(&train, job.eval_at, num_outputs, transform,
-                           job.metric_options);
+                           job.metric_options, job.reducer);
   inputs.train_evaluator = [train_ndcg, train_values,
                             due](absl::Span<const double> scores) {
     const int32_t iteration = ++train_values->calls;
@@ -607,17 +779,20 @@ absl::StatusOr<TrainSummary> TrainOnData(
   };
   if (valid) {
     NdcgEvaluator valid_ndcg(valid, job.eval_at, num_outputs, transform,
-                             job.metric_options);
+                             job.metric_options, job.reducer);
     const bool every = job.booster.early_stopping_rounds > 0;
     std::shared_ptr<const Objective> valid_loss;
     if (every_iteration) {
       valid_loss = ValidLossObjective(job, *valid, num_outputs, log);
     }
     inputs.valid_evaluator = [valid_ndcg, valid_values, due, every,
-                              valid_loss](absl::Span<const double> scores) {
+                              valid_loss, &reducer](
+                                 absl::Span<const double> scores) {
       const int32_t iteration = ++valid_values->calls;
       if (valid_loss != nullptr) {
-        valid_values->loss_by_iteration[iteration] = valid_loss->Loss(scores);
+        double loss = valid_loss->Loss(scores);
+        reducer.Sum(absl::MakeSpan(&loss, 1));  // the whole set's
+        valid_values->loss_by_iteration[iteration] = loss;
       }
       const bool all = due(iteration);
       if (!all && !every) return std::numeric_limits<double>::quiet_NaN();
@@ -645,6 +820,54 @@ absl::StatusOr<TrainSummary> TrainOnData(
         FormatMetrics(metric_names,
                       values_at(*valid_values, report.iteration))));
   };
+
+  // Checkpoints: resume from one, and write one every checkpoint_every
+  // iterations (rank 0).
+  std::optional<Checkpoint> resumed;
+  if (!job.checkpoint_dir.empty()) {
+    const uint64_t digest = CheckpointDigest(job, train, valid, reducer);
+    if (job.resume) {
+      absl::StatusOr<std::optional<Checkpoint>> read =
+          ReadCheckpointForJob(job, digest, train.num_features, num_outputs,
+                               reducer);
+      if (!read.ok()) return read.status();
+      resumed = *std::move(read);
+    }
+    if (resumed) {
+      const int32_t done =
+          static_cast<int32_t>(resumed->state.history.size());
+      log(absl::StrFormat("resuming from %s after iteration %d of %d",
+                          CheckpointPath(job.checkpoint_dir), done,
+                          job.booster.num_trees));
+      train_values->calls = valid_values->calls = done;
+      train_values->by_iteration = resumed->train_metrics;
+      valid_values->by_iteration = resumed->valid_metrics;
+      valid_values->loss_by_iteration = resumed->valid_losses;
+      inputs.resume = &resumed->state;
+    }
+    const bool writes = reducer.rank() == 0;
+    const int32_t every = std::max(job.checkpoint_every, 1);
+    const int32_t kill_after = TestKillAfterIteration(reducer.rank());
+    inputs.on_state = [&, digest, writes, every,
+                       kill_after](const BoosterResult& state) {
+      const int32_t iteration = static_cast<int32_t>(state.history.size());
+      if (writes && iteration % every == 0) {
+        Checkpoint checkpoint;
+        checkpoint.job_digest = digest;
+        checkpoint.state = state;
+        checkpoint.train_metrics = train_values->by_iteration;
+        checkpoint.valid_metrics = valid_values->by_iteration;
+        checkpoint.valid_losses = valid_values->loss_by_iteration;
+        if (absl::Status written =
+                WriteCheckpoint(job.checkpoint_dir, checkpoint);
+            !written.ok()) {
+          log(absl::StrCat("warning: checkpoint not written: ",
+                           written.message()));
+        }
+      }
+      if (iteration == kill_after) std::raise(SIGKILL);
+    };
+  }
 
   const auto train_start = Clock::now();
   absl::StatusOr<BoosterResult> result = TrainBooster(job.booster, inputs);

@@ -64,11 +64,22 @@ struct TrainJob {
   // Recorded verbatim in the artifact (flag name -> value).
   std::map<std::string, std::string> parameters;
   // Distributed training (not owned; null or one rank = single-process):
-  // every rank runs the same job on the whole --train file and trains on its
-  // share of the queries (BoosterInputs::reducer). Before training the ranks
-  // check that they agree on parameters and data (DistributedDigest); only
-  // rank 0 writes model_out and history_out. Tree objectives only.
+  // every rank runs the same job and reads only its share of --train and
+  // --valid (core/pipeline/shard_loading.h: a {rank} path names one file per
+  // rank, else each rank reads its byte range of the one file, cut at query
+  // starts), and trains on it (BoosterInputs::reducer). Before training the
+  // ranks check that they agree on parameters and data shape
+  // (DistributedDigest); only rank 0 writes model_out, history_out and
+  // checkpoints. Tree objectives only.
   Reducer* reducer = nullptr;
+  // Checkpoints (core/pipeline/checkpoint.h): with checkpoint_dir set, rank
+  // 0 writes <dir>/checkpoint.plrank atomically every checkpoint_every
+  // iterations; with resume, a run finding one there (written by the same
+  // flags, data and rank count) goes on from it, its trees and scores
+  // bit-identical to an uninterrupted run's; finding none, it starts.
+  std::string checkpoint_dir;
+  int32_t checkpoint_every = 10;
+  bool resume = false;
 };
 
 struct TrainSummary {
@@ -113,7 +124,8 @@ absl::StatusOr<TrainSummary> TrainOnData(
     bool record_history, const std::function<void(const std::string&)>& log);
 
 // What the ranks of a distributed run must agree on before training: the
-// job's parameters and the digests and shapes of its data.
+// job's parameters and the agreed shape of the data (feature count, label
+// range, whether there is a validation set); each rank holds its own shard.
 uint64_t DistributedDigest(const TrainJob& job, const Dataset& train,
                            const Dataset* valid);
 

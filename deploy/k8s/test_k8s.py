@@ -88,6 +88,14 @@ def flag_values(args):
     return values
 
 
+def unshard_launcher(mpijob):
+    """The MPIJob's launcher with --train naming one whole file."""
+    args = mpijob["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"] \
+        ["containers"][0]["args"]
+    args[:] = ["--train=/data/train.txt" if a.startswith("--train=") else a
+               for a in args]
+
+
 def dockerfile_uid():
     text = open(os.path.join(SOURCE_DIR, "deploy", "docker", "Dockerfile")).read()
     users = re.findall(r"^USER\s+(\d+)", text, re.M)
@@ -260,6 +268,22 @@ def consistency_errors(objects, target):
                  f"MPIJob {role}: --base_path is not the server's model PVC, writable")
             need(replica.get("restartPolicy") in ("Never", "OnFailure"),
                  f"MPIJob {role}: restartPolicy")
+        # Sharded and resumable (docs/distributed-sharding.md): each rank
+        # reads its own files, rank 0 checkpoints onto the shared model
+        # volume, and a retried launcher resumes from there.
+        train_args = args[args.index("--") + 1:] if "--" in args else []
+        train_flags_of = flag_values(train_args)
+        train_flags_of.update({a[2:]: "true" for a in train_args
+                               if re.fullmatch(r"--\w+", a)})
+        for name in ("train", "valid"):
+            need("{rank}" in train_flags_of.get(name, ""),
+                 f"MPIJob: --{name} is not sharded ({{rank}} in the path)")
+        checkpoints = train_flags_of.get("checkpoint_dir", "")
+        need(checkpoints.startswith(flags.get("base_path", "?") + "/"),
+             "MPIJob: --checkpoint_dir is not on the shared model volume")
+        need("resume" in train_flags_of, "MPIJob: no --resume")
+        need(mpijob["spec"].get("runPolicy", {}).get("backoffLimit", 0) > 0,
+             "MPIJob: a failed job is never retried (runPolicy.backoffLimit)")
     cron = find(objects, "CronJob", "plrank-train")
     if cron:
         need(cron["spec"].get("concurrencyPolicy") == "Forbid", "CronJob concurrencyPolicy != Forbid")
@@ -353,6 +377,11 @@ def consistency_mutations(objects):
                ["securityContext"].__setitem__("runAsUser", 0)),
         mutate("config file not in the ConfigMap",
                lambda m: server(m)["args"].append("--model_config_file=/etc/plrank/other.textproto")),
+        mutate("MPIJob workers read the whole training file",
+               lambda m: unshard_launcher(find(m, "MPIJob", "plrank-train-mpi"))),
+        mutate("MPIJob never retried",
+               lambda m: find(m, "MPIJob", "plrank-train-mpi")["spec"]["runPolicy"]
+               .__setitem__("backoffLimit", 0)),
         mutate("MPIJob launcher starts fewer ranks than workers",
                lambda m: find(m, "MPIJob", "plrank-train-mpi")["spec"]["mpiReplicaSpecs"]
                ["Worker"].__setitem__("replicas", 8)),

@@ -4,8 +4,17 @@
     distributed_test.py --bin_dir DIR --mpi_built {ON,OFF} CASE [ARGS...]
 
 CASE is one of
-  equality OBJECTIVE [FLAG...]  single-process, -np 2 and -np 3 models give
-                                the same test scores (within 1e-5 relative)
+  equality OBJECTIVE [FLAG...]  single-process and -np 1..4 models give the
+                                same test scores (within 1e-5 relative),
+                                each rank reading its byte range of one file
+                                and, pre-sharded, its own file ({rank})
+  duplicate_query               a query id in two shards fails the job,
+                                naming both files
+  resume [-np N]                a run killed after half its trees and
+                                resumed (--resume) gives the uninterrupted
+                                run's test scores bit for bit
+  shard_cache                   --dataset_cache writes and then reads one
+                                cache per rank's byte range
   dying                         a rank killed mid-training fails the job,
                                 naming the rank, and no model is written
   failing                       a rank whose input is unreadable fails the
@@ -106,6 +115,30 @@ def max_relative_difference(a, b):
                for x, y in zip(a, b))
 
 
+def query_blocks(path):
+    """The file's lines grouped by query, in file order."""
+    blocks = []
+    for line in path.read_text().splitlines(keepends=True):
+        qid = line.split()[1]
+        if not blocks or blocks[-1][0] != qid:
+            blocks.append((qid, []))
+        blocks[-1][1].append(line)
+    return blocks
+
+
+def write_shards(path, ranks, pattern):
+    """Splits `path` into `ranks` files of whole queries (contiguous blocks,
+    so their concatenation in rank order is the file)."""
+    blocks = query_blocks(path)
+    for rank in range(ranks):
+        begin = len(blocks) * rank // ranks
+        end = len(blocks) * (rank + 1) // ranks
+        target = pathlib.Path(str(pattern).replace("{rank}", str(rank))
+                              .replace("{ranks}", str(ranks)))
+        target.write_text("".join("".join(lines)
+                                  for _, lines in blocks[begin:end]))
+
+
 def case_equality(bin_dir, work, objective, extra):
     train, valid, test = generate(bin_dir, work)
     train_bin = str(bin_dir / "plrank-train")
@@ -114,21 +147,125 @@ def case_equality(bin_dir, work, objective, extra):
     run([train_bin] + train_flags(train, valid, single, flags))
     reference = scores(bin_dir, single, test, work / "single.scores")
     worst = 0.0
-    for ranks in (2, 3):
-        model = work / f"np{ranks}.pb"
-        result = run(mpirun_command(ranks) + [train_bin] +
-                     train_flags(train, valid, model, flags))
-        first = result.stdout.splitlines()[0] if result.stdout else ""
-        if first != f"distributed: {ranks} ranks":
-            print(result.stdout)
-            raise SystemExit(f"FAIL: first line {first!r}")
-        got = scores(bin_dir, model, test, work / f"np{ranks}.scores")
-        difference = max_relative_difference(reference, got)
-        worst = max(worst, difference)
-        print(f"{objective} {' '.join(extra)} -np {ranks}: max relative "
-              f"difference {difference:.3g} over {len(got)} test scores")
+    for ranks in (1, 2, 3, 4):
+        for mode in ("range", "shards"):
+            if mode == "range":
+                train_in, valid_in = train, valid
+            else:
+                train_in = work / f"train-{{rank}}-of-{{ranks}}"
+                valid_in = work / f"valid-{{rank}}-of-{{ranks}}"
+                write_shards(train, ranks, train_in)
+                write_shards(valid, ranks, valid_in)
+            model = work / f"np{ranks}-{mode}.pb"
+            result = run(mpirun_command(ranks) + [train_bin] +
+                         train_flags(train_in, valid_in, model, flags))
+            first = result.stdout.splitlines()[0] if result.stdout else ""
+            if ranks > 1 and first != f"distributed: {ranks} ranks":
+                print(result.stdout)
+                raise SystemExit(f"FAIL: first line {first!r}")
+            got = scores(bin_dir, model, test,
+                         work / f"np{ranks}-{mode}.scores")
+            difference = max_relative_difference(reference, got)
+            worst = max(worst, difference)
+            print(f"{objective} {' '.join(extra)} -np {ranks} ({mode}): max "
+                  f"relative difference {difference:.3g} over {len(got)} "
+                  "test scores")
     if worst > RELATIVE_TOLERANCE:
         raise SystemExit(f"FAIL: {worst:.3g} > {RELATIVE_TOLERANCE}")
+    print("PASS")
+
+
+def case_duplicate_query(bin_dir, work):
+    train, valid, _ = generate(bin_dir, work)
+    pattern = work / "train-{rank}"
+    write_shards(train, 2, pattern)
+    # The first query of shard 0 again at the end of shard 1.
+    first = query_blocks(work / "train-0")[0][1]
+    with open(work / "train-1", "a") as shard:
+        shard.write("".join(first))
+    model = work / "model.pb"
+    result = run(mpirun_command(2) + [str(bin_dir / "plrank-train")] +
+                 train_flags(pattern, valid, model, []), check=False)
+    qid = first[0].split()[1][len("qid:"):]
+    expect_failure(result, model, [f"query id {qid} is in two shards",
+                                   str(work / "train-0"),
+                                   str(work / "train-1")])
+
+
+def case_resume(bin_dir, work, args):
+    """Killed (SIGKILL, a test hook) right after iteration 8 of 16, with a
+    checkpoint every 4 iterations, then resumed: the test scores equal the
+    uninterrupted run's exactly."""
+    ranks = int(args[1]) if len(args) >= 2 and args[0] == "-np" else 1
+    train, valid, test = generate(bin_dir, work)
+    train_bin = str(bin_dir / "plrank-train")
+    launcher = mpirun_command(ranks) if ranks > 1 else []
+    flags = ["--trees=16", "--early_stopping_rounds=0", "--objective=xendcg"]
+
+    def train_run(model, checkpoints, extra_env=None, resume=False):
+        command = launcher + [train_bin] + train_flags(
+            train, valid, model, flags + [f"--checkpoint_dir={checkpoints}",
+                                          "--checkpoint_every=4"] +
+            (["--resume"] if resume else []))
+        if extra_env:
+            os.environ.update(extra_env)
+        try:
+            return run(command, check=False)
+        finally:
+            for name in extra_env or {}:
+                del os.environ[name]
+
+    whole = work / "whole.pb"
+    result = train_run(whole, work / "whole-checkpoints")
+    if result.returncode != 0:
+        print(result.stdout)
+        raise SystemExit("FAIL: the uninterrupted run failed")
+    resumed = work / "resumed.pb"
+    checkpoints = work / "checkpoints"
+    killed = train_run(resumed, checkpoints,
+                       {"PLRANK_TEST_KILL_AFTER_ITERATION": "8"})
+    if killed.returncode == 0 or resumed.exists():
+        print(killed.stdout)
+        raise SystemExit("FAIL: the killed run was not killed")
+    if not (checkpoints / "checkpoint.plrank").is_file():
+        raise SystemExit("FAIL: no checkpoint was written")
+    again = train_run(resumed, checkpoints, resume=True)
+    print(again.stdout)
+    if again.returncode != 0 or "resuming from" not in again.stdout or \
+            "after iteration 8 of 16" not in again.stdout:
+        raise SystemExit("FAIL: the run did not resume after iteration 8")
+    a = scores(bin_dir, whole, test, work / "whole.scores")
+    b = scores(bin_dir, resumed, test, work / "resumed.scores")
+    if (work / "whole.scores").read_text() != \
+            (work / "resumed.scores").read_text():
+        raise SystemExit("FAIL: resumed scores differ, max relative "
+                         f"{max_relative_difference(a, b):.3g}")
+    print(f"PASS (-np {ranks}: {len(a)} test scores bit-identical)")
+
+
+def case_shard_cache(bin_dir, work):
+    train, valid, test = generate(bin_dir, work)
+    cache_dir = work / "cache"
+    cache_dir.mkdir()
+    models = []
+    for attempt in range(2):
+        model = work / f"model{attempt}.pb"
+        result = run(mpirun_command(2) + [str(bin_dir / "plrank-train")] +
+                     train_flags(train, valid, model,
+                                 ["--dataset_cache",
+                                  f"--dataset_cache_dir={cache_dir}"]))
+        word = "wrote" if attempt == 0 else "read"
+        if f"dataset cache: {word} " not in result.stdout:
+            print(result.stdout)
+            raise SystemExit(f"FAIL: run {attempt + 1} did not {word} caches")
+        models.append(scores(bin_dir, model, test, work / f"{attempt}.scores"))
+    caches = sorted(p.name for p in cache_dir.iterdir())
+    print("\n".join(caches))
+    # Two ranks, train and valid: four caches of byte ranges.
+    if len([c for c in caches if ".bytes-" in c]) != 4:
+        raise SystemExit("FAIL: expected one cache per rank and file")
+    if models[0] != models[1]:
+        raise SystemExit("FAIL: the cached run trained another model")
     print("PASS")
 
 
@@ -247,6 +384,12 @@ def main():
             case_mismatch(args.bin_dir, work)
         elif args.case == "other_binary":
             case_other_binary(args.bin_dir, work)
+        elif args.case == "duplicate_query":
+            case_duplicate_query(args.bin_dir, work)
+        elif args.case == "resume":
+            case_resume(args.bin_dir, work, args.args)
+        elif args.case == "shard_cache":
+            case_shard_cache(args.bin_dir, work)
         elif args.case == "publish":
             case_publish(args.bin_dir, work)
         else:

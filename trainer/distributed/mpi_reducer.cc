@@ -118,6 +118,64 @@ void MpiReducer::SumPiece(absl::Span<double> values) {
                  ((n - mine) + static_cast<int64_t>(mine) * (p - 1));
 }
 
+std::vector<std::string> MpiReducer::Gather(const std::string& mine) {
+  // Sizes first, then the bytes in pieces whose counts fit an int.
+  const int64_t size = static_cast<int64_t>(mine.size());
+  std::vector<int64_t> sizes(rank_ == 0 ? size_ : 0);
+  MPI_Gather(&size, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, 0,
+             MPI_COMM_WORLD);
+  int64_t longest = size;
+  MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_INT64_T, MPI_MAX,
+                MPI_COMM_WORLD);
+  std::vector<std::string> all;
+  if (rank_ == 0) {
+    all.resize(size_);
+    for (int r = 0; r < size_; ++r) all[r].resize(sizes[r]);
+  }
+  // Rank 0 receives up to size_ * kPiece bytes per piece: under 2^31.
+  const int64_t kPiece = std::max<int64_t>(1, (int64_t{1} << 30) / size_);
+  const int64_t pieces = (longest + kPiece - 1) / kPiece;
+  std::vector<int> counts(size_), displacements(size_);
+  std::vector<char> received;
+  for (int64_t piece = 0; piece < pieces; ++piece) {
+    const int64_t begin = piece * kPiece;
+    const int count = static_cast<int>(
+        std::clamp<int64_t>(size - begin, 0, kPiece));
+    int total = 0;
+    if (rank_ == 0) {
+      for (int r = 0; r < size_; ++r) {
+        counts[r] = static_cast<int>(
+            std::clamp<int64_t>(sizes[r] - begin, 0, kPiece));
+        displacements[r] = total;
+        total += counts[r];
+      }
+      received.resize(static_cast<size_t>(total));
+    }
+    MPI_Gatherv(mine.data() + std::min(begin, size), count, MPI_CHAR,
+                received.data(), counts.data(), displacements.data(), MPI_CHAR,
+                0, MPI_COMM_WORLD);
+    if (rank_ == 0) {
+      for (int r = 0; r < size_; ++r) {
+        std::copy_n(received.data() + displacements[r], counts[r],
+                    all[r].data() + begin);
+      }
+    }
+  }
+  return all;
+}
+
+void MpiReducer::Broadcast(std::string* bytes) {
+  int64_t size = static_cast<int64_t>(bytes->size());
+  MPI_Bcast(&size, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  bytes->resize(static_cast<size_t>(size));
+  constexpr int64_t kPiece = int64_t{1} << 30;
+  for (int64_t begin = 0; begin < size; begin += kPiece) {
+    MPI_Bcast(bytes->data() + begin,
+              static_cast<int>(std::min(kPiece, size - begin)), MPI_CHAR, 0,
+              MPI_COMM_WORLD);
+  }
+}
+
 absl::Status MpiReducer::CheckSameOnEveryRank(uint64_t digest) {
   uint64_t mine[2] = {digest, BinaryDigest()};
   uint64_t root[2] = {mine[0], mine[1]};

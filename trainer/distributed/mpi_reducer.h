@@ -35,6 +35,9 @@ class MpiReducer final : public Reducer {
   // the same bits, r0 + r1 + ... per element, and sends about
   // 2 n (P-1) / P doubles.
   void Sum(absl::Span<double> values) override;
+  // MPI_Gatherv / MPI_Bcast of bytes (pieces under 2^31 bytes each).
+  std::vector<std::string> Gather(const std::string& mine) override;
+  void Broadcast(std::string* bytes) override;
   int64_t bytes_sent() const override { return bytes_sent_; }
   // Seconds spent in Sum, waiting for slower ranks included.
   double seconds_in_sum() const { return seconds_in_sum_; }

@@ -21,7 +21,7 @@ from .types import (BatchEntry, DocumentExplanation, EvaluateResult,
                     ExplainResult,
                     FeatureContribution, LabelledQuery, ModelMetadata,
                     ModelStatus, QueryMetrics, RankResult, ReloadResult,
-                    ScoredDocument, ShadowComparison, ShadowStatus,
+                    Sampling, ScoredDocument, ShadowComparison, ShadowStatus,
                     VersionStatus)
 
 __version__ = "0.1.0"
@@ -35,6 +35,6 @@ __all__ = [
     "UnavailableError", "UnimplementedError", "UnknownError",
     "BatchEntry", "DocumentExplanation", "EvaluateResult", "ExplainResult",
     "FeatureContribution", "LabelledQuery", "ModelMetadata", "ModelStatus",
-    "QueryMetrics", "RankResult", "ReloadResult", "ScoredDocument",
+    "QueryMetrics", "RankResult", "ReloadResult", "Sampling", "ScoredDocument",
     "ShadowComparison", "ShadowStatus", "VersionStatus",
 ]

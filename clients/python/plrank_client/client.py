@@ -11,7 +11,7 @@ from ._stubs import ranker_pb2, ranker_pb2_grpc
 from .documents import fill_documents
 from .errors import FailedPreconditionError, error_for_code, from_rpc_error
 from .types import (BatchEntry, EvaluateResult, ExplainResult, LabelledQuery,
-                    ModelStatus,
+                    ModelStatus, Sampling,
                     RankResult, ReloadResult, evaluate_result, explain_result,
                     model_status, rank_result, reload_result)
 
@@ -126,31 +126,41 @@ class RankerClient:
     def rank(self, model: str, query_id: str, documents: Iterable[Any], *,
              version: Optional[int] = None, label: Optional[str] = None,
              top_k: Optional[int] = None, ids: Optional[Sequence[str]] = None,
+             sampling: Optional[Sampling] = None,
+             request_id: Optional[str] = None,
              timeout: Optional[float] = None) -> RankResult:
         """Scores one query's documents; result sorted best first.
 
         documents: see documents.py (dense sequences, sparse dicts or
         Document messages); ids default to "0", "1", ... . top_k: return
-        only the best k (None or 0 = all).
+        only the best k (None or 0 = all). sampling: draw the ranking from
+        the model's Plackett-Luce policy instead (see Sampling);
+        request_id: the id the impression log records (echoed back).
         """
         if top_k is not None and (isinstance(top_k, bool) or top_k < 0):
             raise ValueError(f"top_k must be >= 0, got {top_k!r}")
         request = ranker_pb2.RankRequest(
             model_spec=self.model_spec(model, version, label),
-            query_id=str(query_id), top_k=top_k or 0)
+            query_id=str(query_id), top_k=top_k or 0,
+            request_id=request_id or "")
+        if sampling is not None:
+            request.sampling.CopyFrom(sampling.to_proto())
         fill_documents(documents, request.documents, ids)
         return rank_result(self._call("Rank", request, timeout))
 
     def rank_batch(self, model: str, queries: Iterable[Any], *,
                    version: Optional[int] = None, label: Optional[str] = None,
                    top_k: Optional[int] = None,
+                   sampling: Optional[Sampling] = None,
                    timeout: Optional[float] = None) -> List[BatchEntry]:
         """Ranks several queries in one RankBatch call (one round trip).
 
         queries: (query_id, documents) or (query_id, documents, ids) tuples,
         each ranked as rank() would with the model, version, label and top_k
         given here, or prepared plrank.v1.RankRequest messages (sent as they
-        are, e.g. for other models). Returns one BatchEntry per query, in
+        are, e.g. for other models). sampling applies to each query built
+        here (a nonzero seed becomes seed + the query's position, so queries
+        get independent, replayable draws). Returns one BatchEntry per query, in
         order: `.result` (a RankResult) or `.error` (the PlrankError that
         query failed with; the others are unaffected). A failure of the call
         itself (no queries, over the server's --max_batch_queries or
@@ -177,6 +187,10 @@ class RankerClient:
             message = request.requests.add(model_spec=spec,
                                            query_id=str(query_id),
                                            top_k=top_k or 0)
+            if sampling is not None:
+                message.sampling.CopyFrom(sampling.to_proto())
+                if sampling.seed:
+                    message.sampling.seed = sampling.seed + position
             fill_documents(documents, message.documents,
                            rest[0] if rest else None)
         response = self._call("RankBatch", request, timeout)

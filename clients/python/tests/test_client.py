@@ -66,6 +66,38 @@ def test_rank_returns_sorted_documents_with_ranks(client, data):
     assert result.raw.documents[0].id == result.documents[0].id
 
 
+def test_sampled_rank_is_reproducible_and_reports_probabilities(client, data):
+    from plrank_client import Sampling
+    query = biggest_query(data)
+    plain = client.rank("demo", query.query_id, query.rows)
+    assert not plain.sampled and plain.documents[0].pick_probability == 0.0
+    # Temperature 0: the deterministic ranking, every pick certain.
+    cold = client.rank("demo", query.query_id, query.rows,
+                       sampling=Sampling(temperature=0))
+    assert [d.request_index for d in cold.documents] == \
+        [d.request_index for d in plain.documents]
+    assert all(d.pick_probability == 1.0 for d in cold.documents)
+    spec = Sampling(temperature=1.0, seed=42, top_k=3, marginal_samples=200)
+    first = client.rank("demo", query.query_id, query.rows, sampling=spec,
+                        request_id="req-1")
+    again = client.rank("demo", query.query_id, query.rows, sampling=spec)
+    assert first.sampled and first.sampling_seed == 42
+    assert first.request_id == "req-1"
+    assert len(first.documents) == 3
+    assert [d.request_index for d in first.documents] == \
+        [d.request_index for d in again.documents]
+    log_p = sum(math.log(d.pick_probability) for d in first.documents)
+    assert abs(first.log_probability - log_p) < 1e-9
+    for d in first.documents:
+        assert 0 < d.pick_probability <= 1
+        assert len(d.position_probabilities) == 3
+    batch = client.rank_batch("demo", [(query.query_id, query.rows)],
+                              sampling=spec)
+    assert batch[0].result.sampled
+    assert [d.request_index for d in batch[0].result.documents] == \
+        [d.request_index for d in first.documents]
+
+
 def test_top_k_returns_the_best_documents(client, data):
     query = biggest_query(data)
     full = client.rank("demo", query.query_id, query.rows)

@@ -174,7 +174,10 @@ absl::StatusOr<PlContexts> PlContexts::Build(const Dataset& data,
       const int32_t* labels = data.labels.data() + query.begin;
       for (int32_t p = 0; p < options.permutations; ++p) {
         for (uint32_t i = 0; i < query.size; ++i) order[i] = i;
-        SplitMix64 rng(PermutationSeed(seed, options.seed, q, p));
+        // The query's place in the whole set (a shard's queries draw as
+        // they would single-process).
+        SplitMix64 rng(PermutationSeed(seed, options.seed,
+                                       data.query_index_base + q, p));
         for (uint32_t i = query.size - 1; i > 0; --i) {
           std::swap(order[i], order[rng.BelowUnbiased(uint64_t{i} + 1)]);
         }
