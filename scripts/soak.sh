@@ -16,7 +16,11 @@
 #    (incompatible with the 20-feature requests) (scripts/craft_model.py);
 #  - ReloadModels is called every second (plrank-client reload), racing the
 #    1 s poll;
-#  - versions older than the newest 12 are deleted.
+#  - versions older than the newest 12 are deleted;
+#  - hostile clients (issue 39) run beside it: 64 raw TCP connections that
+#    send the HTTP/2 preface and never read, held for the whole run, and
+#    every 5 s an Evaluate with 10,000 ndcg_at cut-offs and per_query (must
+#    be refused with RESOURCE_EXHAUSTED at once, not amplified).
 # Intended behaviour: every Rank request succeeds, served by the last good
 # compatible version, and every ReloadModels call succeeds.
 #
@@ -160,6 +164,40 @@ reloader() {
   done
 }
 
+never_reading() {  # holds N raw HTTP/2 connections that never read
+  /usr/bin/python3 - "$port" 64 <<'PY'
+import socket, sys, time
+port, count = int(sys.argv[1]), int(sys.argv[2])
+held = []
+for _ in range(count):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    # Client preface and an empty SETTINGS frame; nothing is ever read.
+    s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+    held.append(s)
+print(len(held), flush=True)
+while True:
+    time.sleep(3600)
+PY
+}
+
+amplifier() {  # Evaluate with 10,000 cut-offs and per_query, every 5 s
+  local cutoffs
+  cutoffs=$(seq -s, 1 10000)
+  while :; do
+    local start end
+    start=$(date +%s.%N)
+    if "${client[@]}" evaluate --data="$work/train.txt" --eval_at="$cutoffs" \
+        --per_query >/dev/null 2>>"$work/amplifier.err"; then
+      echo "answered"
+    else
+      end=$(date +%s.%N)
+      echo "refused $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')"
+    fi
+    sleep 5
+  done
+}
+
 sampler() {
   while :; do
     rss_kb
@@ -176,13 +214,20 @@ reloader_pid=$!
 sampler >"$work/rss.txt" &
 pids+=($!)
 sampler_pid=$!
+never_reading >"$work/never_reading.txt" 2>"$work/never_reading.err" &
+pids+=($!)
+never_reading_pid=$!
+amplifier >"$work/amplifier.txt" &
+pids+=($!)
+amplifier_pid=$!
 
 load_status=0
 "$bin/plrank-loadgen" --target="$target" --model=soak --synthetic_docs=50 \
   --features=$features --concurrency=8 --requests=1000000000000 \
   --duration_seconds="$duration" --deadline_ms=5000 \
   --json_out="$work/load.json" >"$work/load.txt" 2>&1 || load_status=$?
-for pid in "$publisher_pid" "$reloader_pid" "$sampler_pid"; do
+for pid in "$publisher_pid" "$reloader_pid" "$sampler_pid" \
+    "$never_reading_pid" "$amplifier_pid"; do
   kill -TERM "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 done
@@ -231,12 +276,17 @@ done < <(awk '$2 == "crafted" { print $1, $3 }' "$work/published.txt")
 echo "corrupt/crafted versions that loaded: ${crafted_loaded:-none}"
 echo "corrupt/crafted versions promoted to default: ${crafted_promoted:-none}"
 echo "promotions refused: $(count promotion_refused)"
+amplified_refused=$(grep -c '^refused' "$work/amplifier.txt" || true)
+amplified_answered=$(grep -c '^answered' "$work/amplifier.txt" || true)
+amplified_slowest=$(awk '$1 == "refused" && $2 > m { m = $2 } END { printf "%.3f", m }' "$work/amplifier.txt")
+echo "hostile clients: $(cat "$work/never_reading.txt" 2>/dev/null || echo 0) never-reading connections held; Evaluate with 10,000 cut-offs refused $amplified_refused (slowest ${amplified_slowest} s), answered $amplified_answered"
 echo "server RSS: start $((rss_start / 1024)) MiB, end $((${rss_end:-0} / 1024)) MiB, max $((${rss_max:-0} / 1024)) MiB"
 echo "server exit after SIGTERM: $server_exit"
 verdict=PASS
 reasons=()
 (( errors == 0 )) || reasons+=("$errors Rank requests failed")
 (( ok > 0 )) || reasons+=("no Rank request succeeded (loadgen exit $load_status)")
+(( amplified_answered == 0 )) || reasons+=("$amplified_answered amplified Evaluate calls were answered")
 (( reload_failed == 0 )) || reasons+=("$reload_failed ReloadModels calls failed: $(sort "$work/reload.err" | uniq -c | sort -rn | awk 'NR <= 3' | tr '\n' ';')")
 [[ $server_exit == 0 ]] || reasons+=("server exit: $server_exit")
 if [[ ${#reasons[@]} -gt 0 ]]; then

@@ -26,7 +26,10 @@ using InterruptCheck = absl::FunctionRef<absl::Status()>;
 // chunk holds at most kChunkRowFloats of them (at least one document), so
 // the buffer stays small whatever the request's size or the model's
 // declared width; a buffer grown beyond that for one very wide row is freed
-// before Score returns.
+// before Score returns. The buffer stays all zeros between chunks, so a
+// sparse document costs its non-zeros (written, then cleared after
+// scoring), not the row width: time follows the values sent and the
+// features the splits read.
 class DocumentScorer {
  public:
   // Most documents scored between two interrupt checks.

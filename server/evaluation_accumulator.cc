@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/metrics/evaluation.h"
+#include "server/lifecycle/echoed_text.h"
 
 namespace plrank::server {
 
@@ -12,6 +13,11 @@ absl::StatusOr<EvaluationAccumulator> EvaluationAccumulator::Create(
     const v1::EvaluateRequest& first, const RequestLimits& limits) {
   EvaluationAccumulator accumulator;
   accumulator.limits_ = limits;
+  if (static_cast<uint32_t>(first.ndcg_at_size()) > limits.max_ndcg_cutoffs) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        first.ndcg_at_size(), " ndcg_at cut-offs; this server accepts at most ",
+        limits.max_ndcg_cutoffs, " per evaluation"));
+  }
   std::vector<uint32_t> cutoffs(first.ndcg_at().begin(),
                                 first.ndcg_at().end());
   if (cutoffs.empty()) cutoffs = {1, 3, 5, 10};
@@ -58,6 +64,13 @@ absl::StatusOr<EvaluationAccumulator> EvaluationAccumulator::Create(
         "one of them");
   }
   accumulator.per_query_ = first.per_query();
+  if (accumulator.per_query_) {
+    // What one metric value costs in a QueryMetrics message: its name,
+    // the double and the tags and lengths around them.
+    for (const MetricSpec& spec : accumulator.specs_) {
+      accumulator.per_query_metric_bytes_ += spec.Name().size() + 16;
+    }
+  }
   accumulator.data_.query_offsets.push_back(0);
   return accumulator;
 }
@@ -74,7 +87,7 @@ absl::Status EvaluationAccumulator::AddQueries(
   }
   for (const v1::LabelledQuery& query : request.queries()) {
     const std::string context =
-        absl::StrCat("query ", data_.num_queries(), " ('", query.query_id(),
+        absl::StrCat("query ", data_.num_queries(), " ('", EchoedText(query.query_id()),
                      "') ");
     const size_t num_docs = static_cast<size_t>(query.documents_size());
     if (num_docs == 0) {
@@ -113,6 +126,20 @@ absl::Status EvaluationAccumulator::AddQueries(
                         query.labels().end());
     data_.query_offsets.push_back(static_cast<uint32_t>(data_.labels.size()));
     data_.query_ids.push_back(query.query_id());
+    if (per_query_) {
+      // Estimated before the response is built: past the largest message
+      // the server may send, the call could only fail at the end, after
+      // holding every value.
+      estimated_response_bytes_ +=
+          query.query_id().size() + 8 + per_query_metric_bytes_;
+      if (estimated_response_bytes_ > limits_.max_response_bytes) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "the per_query response would exceed ",
+            limits_.max_response_bytes, " bytes after ", data_.num_queries(),
+            " queries x ", specs_.size(), " metrics; evaluate in parts, ask "
+            "fewer ndcg_at cut-offs or leave per_query unset"));
+      }
+    }
   }
   return absl::OkStatus();
 }

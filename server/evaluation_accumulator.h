@@ -23,13 +23,17 @@ namespace plrank::server {
 class EvaluationAccumulator {
  public:
   // Metric list and options from the (first) request: ndcg@k for every
-  // ndcg_at entry (default 1, 3, 5, 10; each k >= 1), then err and map.
+  // ndcg_at entry (default 1, 3, 5, 10; each k >= 1; at most
+  // limits.max_ndcg_cutoffs of them, else RESOURCE_EXHAUSTED), then err and
+  // map.
   static absl::StatusOr<EvaluationAccumulator> Create(
       const v1::EvaluateRequest& first, const RequestLimits& limits);
 
   // Validates (query non-empty, one label in [0, kMaxLabel] per document,
   // documents matching the model, limits) and scores the queries of
   // `request`. A bad label is INVALID_ARGUMENT naming query and document.
+  // With per_query, RESOURCE_EXHAUSTED as soon as the response estimate
+  // passes limits.max_response_bytes.
   absl::Status AddQueries(const ServableVersion& version,
                           const v1::EvaluateRequest& request,
                           InterruptCheck interrupted);
@@ -50,6 +54,10 @@ class EvaluationAccumulator {
   bool per_query_ = false;
   Dataset data_;  // labels, query offsets and ids only (no features)
   std::vector<double> scores_;
+  // per_query: bytes of one query's metric values, and of the response
+  // so far (query ids included), checked against max_response_bytes.
+  uint64_t per_query_metric_bytes_ = 0;
+  uint64_t estimated_response_bytes_ = 0;
 };
 
 }  // namespace plrank::server

@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "prometheus/client_metric.h"
+#include "server/lifecycle/structured_log.h"
 
 namespace plrank::server {
 namespace {
@@ -138,6 +139,11 @@ std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
         Family("process_max_fds", "Maximum number of open file descriptors.",
                MetricType::Gauge, static_cast<double>(limit.rlim_cur)));
   }
+  families.push_back(Family(
+      "plrank_log_write_failures_total",
+      "Log lines dropped because stderr refused them (closed, or a pipe "
+      "whose reader went away).",
+      MetricType::Counter, static_cast<double>(LogWriteFailures())));
   return families;
 }
 

@@ -17,6 +17,8 @@ namespace plrank::server {
 //   process_start_time_seconds         gauge    unix time
 //   process_open_fds                   gauge
 //   process_max_fds                    gauge    soft RLIMIT_NOFILE
+// and the server's own process-wide counter:
+//   plrank_log_write_failures_total    counter  log lines stderr refused
 // A value that cannot be read (e.g. no /proc) is left out rather than
 // reported as 0. Thread-safe.
 class ProcessMetrics : public prometheus::Collectable {

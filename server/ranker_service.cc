@@ -17,14 +17,18 @@
 #include "server/model_metadata.h"
 #include "server/ranking.h"
 #include "server/wire_status.h"
+#include "server/lifecycle/echoed_text.h"
 
 namespace plrank::server {
 namespace {
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
+  // Echoed client strings are capped where they are quoted; this bounds
+  // the whole trailer whatever a message holds.
+  return grpc::Status(
+      static_cast<grpc::StatusCode>(status.code()),
+      TruncateForMessage(status.message(), kMaxErrorMessageBytes));
 }
 
 // CANCELLED / DEADLINE_EXCEEDED once the client gave up, so that a large
@@ -321,8 +325,24 @@ grpc::Status RankerService::EvaluateStream(
     grpc::ServerReader<v1::EvaluateRequest>* reader,
     v1::EvaluateResponse* response) {
   RequestRecord record(metrics_, "EvaluateStream", *context);
+  // A stream holds this thread while it waits for the client: admitted
+  // only within the guard's bound, and cancelled when idle or too long.
+  std::unique_ptr<StreamGuard::Lease> lease;
+  if (stream_guard_ != nullptr) {
+    auto admitted = stream_guard_->Admit(context);
+    if (!admitted.ok()) return record.Finish(admitted.status());
+    lease = *std::move(admitted);
+  }
+  const auto read = [&](v1::EvaluateRequest* next) {
+    if (!reader->Read(next)) return false;
+    if (lease != nullptr) lease->Touch();
+    return true;
+  };
   v1::EvaluateRequest message;
-  if (!reader->Read(&message)) {
+  if (!read(&message)) {
+    if (lease != nullptr && !lease->TimedOut().ok()) {
+      return record.Finish(lease->TimedOut());
+    }
     return record.Finish(absl::InvalidArgumentError(
         "the stream ended before its first message"));
   }
@@ -340,7 +360,8 @@ grpc::Status RankerService::EvaluateStream(
     status = accumulator->AddQueries(
         **version, message, [context] { return CheckClient(context); });
     scoring_seconds += absl::ToDoubleSeconds(absl::Now() - start);
-  } while (status.ok() && reader->Read(&message));
+  } while (status.ok() && read(&message));
+  if (status.ok() && lease != nullptr) status = lease->TimedOut();
   if (status.ok()) status = CheckClient(context);
   record.SetDocuments(accumulator->num_documents());
   NoteSize(releaser_, **version, accumulator->num_documents());
@@ -378,7 +399,7 @@ grpc::Status RankerService::GetModelStatus(
   record.SetModel(request->name(), it != snapshot->models.end());
   if (it == snapshot->models.end()) {
     return record.Finish(absl::NotFoundError(
-        absl::StrCat("unknown model '", request->name(), "'")));
+        absl::StrCat("unknown model '", EchoedText(request->name()), "'")));
   }
   *response->mutable_status() = ToWire(it->second.status);
   if (shadow_ != nullptr && it->second.has_shadow) {

@@ -11,6 +11,7 @@
 #include "server/request_limits.h"
 #include "server/server_metrics.h"
 #include "server/shadow_scoring.h"
+#include "server/stream_guard.h"
 
 namespace plrank::server {
 
@@ -38,6 +39,10 @@ class RankerService final : public v1::Ranker::Service {
                 MemoryReleaser* releaser = nullptr,
                 ShadowScorer* shadow = nullptr,
                 ImpressionLogger* impressions = nullptr);
+
+  // EvaluateStream is admitted and timed by `guard` (optional, not owned;
+  // set before serving).
+  void SetStreamGuard(StreamGuard* guard) { stream_guard_ = guard; }
 
   grpc::Status Rank(grpc::ServerContext* context,
                     const v1::RankRequest* request,
@@ -92,6 +97,7 @@ class RankerService final : public v1::Ranker::Service {
   MemoryReleaser* const releaser_;
   ShadowScorer* const shadow_;
   ImpressionLogger* const impressions_;
+  StreamGuard* stream_guard_ = nullptr;
 };
 
 }  // namespace plrank::server

@@ -1,7 +1,7 @@
 #include "server/ranking_server.h"
 
-#include <signal.h>
-
+#include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -46,6 +46,12 @@ namespace {
 
 constexpr double kMaxShutdownSeconds = 86400;
 constexpr int32_t kMinMessageBytes = 1024;
+// gRPC takes these as int milliseconds: 24 days at most.
+constexpr double kMaxConnectionSeconds = 2000000;
+
+int ToMilliseconds(double seconds) {
+  return static_cast<int>(std::min(seconds * 1000, 2e9));
+}
 
 std::string HostPort(const std::string& host, int port) {
   const bool ipv6 = host.find(':') != std::string::npos;
@@ -83,12 +89,33 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
   }
   for (const auto& [flag, seconds] :
        {std::pair<const char*, double>{"drain_seconds", options.drain_seconds},
-        {"lame_duck_seconds", options.lame_duck_seconds}}) {
+        {"lame_duck_seconds", options.lame_duck_seconds},
+        {"vanished_grace_seconds", options.vanished_grace_seconds}}) {
     if (!(seconds >= 0 && seconds <= kMaxShutdownSeconds)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", flag, " must be in [0, ", kMaxShutdownSeconds,
                        "] seconds, got ", seconds));
     }
+  }
+  for (const auto& [flag, seconds] :
+       {std::pair<const char*, double>{"stream_idle_timeout_seconds",
+                                       options.stream_idle_timeout_seconds},
+        {"stream_timeout_seconds", options.stream_timeout_seconds},
+        {"keepalive_time_seconds", options.keepalive_time_seconds},
+        {"keepalive_timeout_seconds", options.keepalive_timeout_seconds},
+        {"min_client_ping_interval_seconds",
+         options.min_client_ping_interval_seconds},
+        {"max_connection_idle_seconds", options.max_connection_idle_seconds}}) {
+    if (!(seconds >= 0.001 && seconds <= kMaxConnectionSeconds)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " must be in [0.001, ",
+                       kMaxConnectionSeconds, "] seconds, got ", seconds));
+    }
+  }
+  if (options.grpc_memory_bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--grpc_memory_bytes must be >= 0 (0 = unbounded), got ",
+        options.grpc_memory_bytes));
   }
   const RequestLimits& limits = options.limits;
   for (const auto& [flag, limit] :
@@ -99,6 +126,10 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
         {"max_explain_cost", limits.max_explain_cost},
         {"max_batch_queries", limits.max_batch_queries},
         {"max_batch_documents", limits.max_batch_documents},
+        {"max_ndcg_cutoffs", limits.max_ndcg_cutoffs},
+        {"max_model_file_bytes", options.max_model_file_bytes},
+        {"max_streaming_rpcs", options.max_streaming_rpcs},
+        {"max_concurrent_streams", options.max_concurrent_streams},
         {"shadow_queue_capacity", options.shadow_queue_capacity}}) {
     if (limit == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -119,17 +150,135 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
   return absl::OkStatus();
 }
 
-absl::Status RunServer(const ServerOptions& options) {
+// Declared in construction order: destroyed in reverse, so the services go
+// before the manager and the metrics they report to.
+struct RankingServer::Running {
+  explicit Running(const ServerOptions& options)
+      : metrics(PlrankVersion()),
+        process_metrics(std::make_shared<ProcessMetrics>()),
+        manager({.base_path = options.model_base_path,
+                 .config_file = options.model_config_file,
+                 .observer = &metrics,
+                 .vanished_grace = absl::Seconds(options.vanished_grace_seconds),
+                 .max_model_file_bytes = options.max_model_file_bytes,
+                 .max_loading_bytes = options.max_loading_bytes,
+                 .scoring_kernel = options.scoring_kernel}),
+        scanner(&manager, absl::Seconds(options.poll_interval_seconds)),
+        shadow({options.shadow_queue_capacity, /*start_worker=*/true},
+               &metrics),
+        impressions(MakeImpressionLogger(options, metrics, &impressions_error)),
+        service(&manager, &scanner, &metrics, ServiceLimits(options),
+                options.admin, &releaser, &shadow, impressions.get()),
+        streams({EffectiveStreamingRpcs(options),
+                 absl::Seconds(options.stream_idle_timeout_seconds),
+                 absl::Seconds(options.stream_timeout_seconds)},
+                metrics.registry().get()),
+        // The Open Inference Protocol (KServe v2) beside Ranker, on both
+        // ports.
+        open_inference(&manager, &metrics, options.limits),
+        inference_service(&open_inference),
+        // Reflection v1 beside the plugin's v1alpha (same answers).
+        reflection_v1(
+            {v1::Ranker::service_full_name(),
+             inference::GRPCInferenceService::service_full_name(),
+             "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection",
+             grpc::reflection::v1::ServerReflection::service_full_name()}) {
+    service.SetStreamGuard(&streams);
+  }
+
+  // A stream holds a sync-server thread while it waits for its client:
+  // with a thread bound, streams may hold at most a quarter of them. The
+  // rest are the poller, the workers of concurrent RPCs and a thread
+  // changing between the two; with half held, a closed loop of single Rank
+  // calls beside two waiting streams still met "Server Threadpool
+  // Exhausted" now and then.
+  static uint32_t EffectiveStreamingRpcs(const ServerOptions& options) {
+    if (options.num_threads <= 0) return options.max_streaming_rpcs;
+    return std::min<uint32_t>(
+        options.max_streaming_rpcs,
+        std::max<uint32_t>(1, static_cast<uint32_t>(options.num_threads) / 4));
+  }
+
+  // The impression log of --impression_log_dir (nullptr without one, or
+  // when it cannot be opened: then `error` says why and Start fails).
+  static std::unique_ptr<ImpressionLogger> MakeImpressionLogger(
+      const ServerOptions& options, const ServerMetrics& metrics,
+      absl::Status* error) {
+    if (options.impression_log_dir.empty()) return nullptr;
+    ImpressionLogOptions log_options;
+    log_options.directory = options.impression_log_dir;
+    log_options.fraction = options.impression_log_fraction;
+    log_options.queue_capacity = options.impression_log_queue_capacity;
+    log_options.max_file_bytes = options.impression_log_max_file_bytes;
+    log_options.max_file_age =
+        absl::Seconds(options.impression_log_max_file_seconds);
+    auto created = ImpressionLogger::Create(log_options, metrics.registry());
+    if (!created.ok()) {
+      *error = created.status();
+      return nullptr;
+    }
+    return *std::move(created);
+  }
+
+  static RequestLimits ServiceLimits(const ServerOptions& options) {
+    RequestLimits limits = options.limits;
+    limits.max_response_bytes =
+        static_cast<uint64_t>(options.max_message_bytes);
+    return limits;
+  }
+
+  ServerMetrics metrics;
+  std::shared_ptr<ProcessMetrics> process_metrics;
+  std::unique_ptr<prometheus::Exposer> exposer;
+  VersionManager manager;
+  ScanScheduler scanner;
+  MemoryReleaser releaser;
+  // Declared after `metrics` and `manager`: destroyed before them, so the
+  // versions its queued copies hold are released while metrics still exist.
+  ShadowScorer shadow;
+  absl::Status impressions_error;  // why `impressions` could not be opened
+  std::unique_ptr<ImpressionLogger> impressions;
+  RankerService service;
+  // After `service`: destroyed first, once no stream is left (the server
+  // has been shut down and waited for).
+  StreamGuard streams;
+  OpenInference open_inference;
+  InferenceService inference_service;
+  ReflectionV1Service reflection_v1;
+  std::unique_ptr<grpc::Server> server;
+  // After `server`: the HTTP port's gateway calls it; destroyed first.
+  std::unique_ptr<HttpApi> http_api;
+  std::unique_ptr<HttpServer> http;
+  std::unique_ptr<HealthReporter> health;
+  int port = 0;
+  int metrics_port = -1;
+};
+
+RankingServer::RankingServer(ServerOptions options)
+    : options_(std::move(options)) {}
+
+RankingServer::~RankingServer() {
+  Shutdown("destructor");
+  Wait();
+  if (shutdown_thread_.joinable()) shutdown_thread_.join();
+}
+
+int RankingServer::port() const {
+  return running_ == nullptr ? 0 : running_->port;
+}
+
+int RankingServer::metrics_port() const {
+  return running_ == nullptr ? -1 : running_->metrics_port;
+}
+
+absl::Status RankingServer::Start() {
+  const ServerOptions& options = options_;
+  if (running_ != nullptr) {
+    return absl::FailedPreconditionError("RankingServer::Start called twice");
+  }
   if (absl::Status valid = ValidateServerOptions(options); !valid.ok()) {
     return valid;
   }
-  // Block the shutdown signals before any thread starts, so every thread
-  // inherits the mask and only sigwait() below receives them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   MemoryReleaser::ConfigureAllocator();
 
   std::error_code error;
@@ -147,48 +296,21 @@ absl::Status RunServer(const ServerOptions& options) {
       {options.tls_cert_file, options.tls_key_file, options.tls_ca_file});
   if (!credentials.ok()) return credentials.status();
 
-  ServerMetrics metrics(PlrankVersion());
-  auto process_metrics = std::make_shared<ProcessMetrics>();
-  std::unique_ptr<prometheus::Exposer> exposer;
+  auto running = std::make_unique<Running>(options);
+  if (!running->impressions_error.ok()) return running->impressions_error;
   if (options.metrics_port >= 0) {
     const std::string address =
         HostPort(options.metrics_host, options.metrics_port);
     try {  // prometheus-cpp reports a failed bind by throwing
-      exposer = std::make_unique<prometheus::Exposer>(address, 2);
+      running->exposer = std::make_unique<prometheus::Exposer>(address, 2);
     } catch (const std::exception& e) {
       return absl::UnavailableError(
           absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
     }
-    exposer->RegisterCollectable(metrics.registry());
-    exposer->RegisterCollectable(process_metrics);
+    running->exposer->RegisterCollectable(running->metrics.registry());
+    running->exposer->RegisterCollectable(running->process_metrics);
+    running->metrics_port = running->exposer->GetListeningPorts().at(0);
   }
-
-  VersionManager manager({options.model_base_path, options.model_config_file,
-                          &metrics, options.scoring_kernel});
-  ScanScheduler scanner(&manager, absl::Seconds(options.poll_interval_seconds));
-  MemoryReleaser releaser;
-  // Declared after `metrics` and `manager`: destroyed before them, so the
-  // versions its queued copies hold are released while metrics still exist.
-  ShadowScorer shadow({options.shadow_queue_capacity, /*start_worker=*/true},
-                      &metrics);
-  std::unique_ptr<ImpressionLogger> impressions;
-  if (!options.impression_log_dir.empty()) {
-    ImpressionLogOptions log_options;
-    log_options.directory = options.impression_log_dir;
-    log_options.fraction = options.impression_log_fraction;
-    log_options.queue_capacity = options.impression_log_queue_capacity;
-    log_options.max_file_bytes = options.impression_log_max_file_bytes;
-    log_options.max_file_age =
-        absl::Seconds(options.impression_log_max_file_seconds);
-    auto created = ImpressionLogger::Create(log_options, metrics.registry());
-    if (!created.ok()) return created.status();
-    impressions = *std::move(created);
-  }
-  RankerService service(&manager, &scanner, &metrics, options.limits,
-                        options.admin, &releaser, &shadow, impressions.get());
-  // The Open Inference Protocol (KServe v2) beside Ranker, on both ports.
-  OpenInference open_inference(&manager, &metrics, options.limits);
-  InferenceService inference_service(&open_inference);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -196,15 +318,9 @@ absl::Status RunServer(const ServerOptions& options) {
   int selected_port = 0;
   const std::string address = HostPort(options.host, options.port);
   builder.AddListeningPort(address, *credentials, &selected_port);
-  builder.RegisterService(&service);
-  builder.RegisterService(&inference_service);
-  // Reflection v1 beside the plugin's v1alpha (same answers).
-  ReflectionV1Service reflection_v1(
-      {v1::Ranker::service_full_name(),
-       inference::GRPCInferenceService::service_full_name(),
-       "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection",
-       grpc::reflection::v1::ServerReflection::service_full_name()});
-  builder.RegisterService(&reflection_v1);
+  builder.RegisterService(&running->service);
+  builder.RegisterService(&running->inference_service);
+  builder.RegisterService(&running->reflection_v1);
   // Without SO_REUSEPORT gRPC opens exactly the announced socket: with it,
   // gRPC clones the listener for each of its completion queues, and for
   // --port=0 the clones bound other random ports nobody was told about. It
@@ -212,24 +328,49 @@ absl::Status RunServer(const ServerOptions& options) {
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
-  if (options.num_threads > 0) {
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             static_cast<int>(std::min<uint32_t>(
+                                 options.max_concurrent_streams, 1 << 30)));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
+                             ToMilliseconds(options.keepalive_time_seconds));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                             ToMilliseconds(options.keepalive_timeout_seconds));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+      ToMilliseconds(options.min_client_ping_interval_seconds));
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
+  builder.AddChannelArgument(
+      GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+      ToMilliseconds(options.max_connection_idle_seconds));
+  if (options.num_threads > 0 || options.grpc_memory_bytes > 0) {
     grpc::ResourceQuota quota("plrank-server");
-    quota.SetMaxThreads(options.num_threads);
+    if (options.num_threads > 0) {
+      quota.SetMaxThreads(options.num_threads);
+      // One completion queue: with gRPC's default (one per core), each
+      // queue keeps its own poller threads under the same bound, and two
+      // streams waiting on one queue left no thread to take a Rank there
+      // ("Server Threadpool Exhausted") while the other queue's sat idle.
+      builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS,
+                                  1);
+    }
+    if (options.grpc_memory_bytes > 0) {
+      quota.Resize(static_cast<size_t>(options.grpc_memory_bytes));
+    }
     builder.SetResourceQuota(quota);
   }
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || selected_port == 0) {
+  running->server = builder.BuildAndStart();
+  if (running->server == nullptr || selected_port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
   }
-  std::unique_ptr<HttpServer> http;
-  std::unique_ptr<HttpApi> http_api;
+  running->port = selected_port;
   if (options.http_port >= 0) {
     // The JSON forms of the Ranker RPCs go through the in-process channel.
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(-1);
     arguments.SetMaxSendMessageSize(-1);
-    http_api = std::make_unique<HttpApi>(&open_inference,
-                                         server->InProcessChannel(arguments));
+    running->http_api = std::make_unique<HttpApi>(
+        &running->open_inference, running->server->InProcessChannel(arguments));
     HttpServerOptions http_options;
     http_options.host = options.http_host;
     http_options.port = options.http_port;
@@ -239,68 +380,90 @@ absl::Status RunServer(const ServerOptions& options) {
                         options.tls_ca_file};
     http_options.num_threads = 4;
     auto started = HttpServer::Start(
-        http_options, [api = http_api.get()](const HttpRequest& request) {
+        http_options, [api = running->http_api.get()](const HttpRequest& request) {
           return api->Handle(request);
         });
     if (!started.ok()) {
-      server->Shutdown();
+      running->server->Shutdown();
       return started.status();
     }
-    http = std::move(*started);
+    running->http = std::move(*started);
   }
-  HealthReporter health(server->GetHealthCheckService());
-  manager.SetListener(
-      [&health](const ServingSnapshot& snapshot) { health.Update(snapshot); });
+  running->health =
+      std::make_unique<HealthReporter>(running->server->GetHealthCheckService());
+  HealthReporter* health = running->health.get();
+  running->manager.SetListener(
+      [health](const ServingSnapshot& snapshot) { health->Update(snapshot); });
 
+  const std::string metrics_address =
+      running->exposer == nullptr
+          ? std::string("off")
+          : HostPort(options.metrics_host, running->metrics_port);
   std::printf("listening on %s\n", HostPort(options.host, selected_port).c_str());
-  if (exposer != nullptr) {
-    std::printf("metrics on %s\n",
-                HostPort(options.metrics_host,
-                         exposer->GetListeningPorts().at(0))
-                    .c_str());
+  if (running->exposer != nullptr) {
+    std::printf("metrics on %s\n", metrics_address.c_str());
   }
-  if (http != nullptr) {
+  if (running->http != nullptr) {
     std::printf("http on %s\n",
-                HostPort(options.http_host, http->port()).c_str());
+                HostPort(options.http_host, running->http->port()).c_str());
   }
   std::fflush(stdout);
   LogEvent("info", "server_started",
            {{"address", HostPort(options.host, selected_port)},
-            {"metrics_address",
-             exposer == nullptr ? std::string("off")
-                                : HostPort(options.metrics_host,
-                                           exposer->GetListeningPorts().at(0))},
+            {"metrics_address", metrics_address},
             {"admin_rpcs", options.admin.from_any ? "any" : "loopback"},
+            {"max_streaming_rpcs",
+             absl::StrCat(running->streams.options().max_streams)},
             {"model_base_path", options.model_base_path},
             {"config", options.model_config_file},
             {"version", std::string(PlrankVersion())}});
 
-  scanner.Start();
+  running->scanner.Start();
+  running_ = std::move(running);
+  return absl::OkStatus();
+}
 
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+void RankingServer::Reload(const std::string& reason) {
+  if (running_ == nullptr || IsShutDown()) return;
+  LogEvent("info", "reload_requested", {{"reason", reason}});
+  running_->scanner.RequestScan();
+}
+
+void RankingServer::Shutdown(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (running_ == nullptr || shut_down_) return;
+  if (shutdown_requested_) {
+    lame_duck_cut_short_ = true;
+    changed_.notify_all();
+    return;
+  }
+  shutdown_requested_ = true;
+  shutdown_thread_ = std::thread(&RankingServer::RunShutdown, this, reason);
+}
+
+void RankingServer::RunShutdown(std::string reason) {
+  const ServerOptions& options = options_;
+  Running& running = *running_;
   LogEvent("info", "shutdown_started",
-           {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
+           {{"signal", reason},
             {"lame_duck_seconds", absl::StrCat(options.lame_duck_seconds)},
             {"drain_seconds", absl::StrCat(options.drain_seconds)}});
-  health.Shutdown();
-  scanner.StopPolling();
+  running.health->Shutdown();
+  running.scanner.StopPolling();
   if (options.lame_duck_seconds > 0) {
-    const timespec lame_duck = {
-        static_cast<time_t>(options.lame_duck_seconds),
-        static_cast<long>((options.lame_duck_seconds -
-                           static_cast<int64_t>(options.lame_duck_seconds)) *
-                          1e9)};
-    sigtimedwait(&signals, nullptr, &lame_duck);
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait_for(lock,
+                      std::chrono::duration<double>(options.lame_duck_seconds),
+                      [this] { return lame_duck_cut_short_; });
   }
   const absl::Time drain_start = absl::Now();
-  if (http != nullptr) http->Shutdown();
-  server->Shutdown(std::chrono::system_clock::now() +
-                   std::chrono::milliseconds(static_cast<int64_t>(
-                       options.drain_seconds * 1000)));
-  server->Wait();
-  if (impressions != nullptr) impressions->Flush();
-  scanner.Stop();
+  if (running.http != nullptr) running.http->Shutdown();
+  running.server->Shutdown(std::chrono::system_clock::now() +
+                           std::chrono::milliseconds(static_cast<int64_t>(
+                               options.drain_seconds * 1000)));
+  running.server->Wait();
+  if (running.impressions != nullptr) running.impressions->Flush();
+  running.scanner.Stop();
   const double drained = absl::ToDoubleSeconds(absl::Now() - drain_start);
   // Shutdown() cancels what is still running at the deadline.
   if (drained >= options.drain_seconds) {
@@ -309,7 +472,20 @@ absl::Status RunServer(const ServerOptions& options) {
   }
   LogEvent("info", "shutdown_complete",
            {{"drain_seconds_used", absl::StrCat(drained)}});
-  return absl::OkStatus();
+  std::lock_guard<std::mutex> lock(mutex_);
+  shut_down_ = true;
+  changed_.notify_all();
+}
+
+void RankingServer::Wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (running_ == nullptr) return;
+  changed_.wait(lock, [this] { return shut_down_; });
+}
+
+bool RankingServer::IsShutDown() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return shut_down_;
 }
 
 }  // namespace plrank::server

@@ -26,6 +26,13 @@ struct RequestLimits {
   // query is also held to max_documents_per_request).
   uint32_t max_batch_queries = 1000;
   uint64_t max_batch_documents = 100000;
+  // ndcg_at cut-offs of one Evaluate call: each costs a pass over every
+  // query and, with per_query, one value per query in the response.
+  uint32_t max_ndcg_cutoffs = 32;
+  // The largest response the server may send (its max message size,
+  // filled in by RankingServer): a response estimated above it is refused
+  // before it is built.
+  uint64_t max_response_bytes = 64 << 20;
 };
 
 // The document count of one Rank or Explain request (or one query):

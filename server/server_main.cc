@@ -1,6 +1,15 @@
 // plrank-server: serves the models of a TF-Serving-style repository
 // (<base>/<model>/<version>/model.pb) over the plrank.v1.Ranker gRPC API.
-// Flag parsing only; see server/ranking_server.h.
+// Flag parsing and signals only; the server is server/ranking_server.h.
+//
+// Signals: SIGTERM and SIGINT start the graceful shutdown (a second one ends
+// the lame duck early); SIGHUP rescans the config and the repository, as
+// ReloadModels does (the server keeps running); SIGPIPE is ignored, so a log
+// or stdout reader that goes away costs log lines (counted in
+// plrank_log_write_failures_total), never the process.
+
+#include <signal.h>
+#include <time.h>
 
 #include <cstdio>
 #include <string>
@@ -43,6 +52,17 @@ ABSL_FLAG(std::vector<std::string>, admin_tls_identities, {},
 ABSL_FLAG(double, poll_interval_seconds, 5.0,
           "Repository scan interval; 0 = scan at start and on ReloadModels "
           "only");
+ABSL_FLAG(double, vanished_grace_seconds, 10.0,
+          "A model directory, or a model's only serving version, missing "
+          "from the repository keeps serving this long before it is "
+          "unloaded (a directory replaced non-atomically); 0 = at once");
+ABSL_FLAG(uint64_t, max_model_file_bytes, (uint64_t{1} << 31) - 1,
+          "A model.pb larger than this fails to load by its size, unread "
+          "(default and maximum: protobuf's 2 GiB - 1 message limit)");
+ABSL_FLAG(uint64_t, max_loading_bytes, 0,
+          "Memory budget of all loaded versions; a version whose estimate "
+          "(8 x its model.pb size) added to what is loaded exceeds it is "
+          "FAILED, and the serving versions stay; 0 = no budget");
 ABSL_FLAG(uint32_t, max_documents_per_request, 10000,
           "Documents per Rank request / per Evaluate query");
 ABSL_FLAG(uint32_t, max_queries_per_request, 10000,
@@ -56,10 +76,35 @@ ABSL_FLAG(uint64_t, max_explain_cost, 1000000000,
 ABSL_FLAG(uint32_t, max_batch_queries, 1000, "Queries per RankBatch request");
 ABSL_FLAG(uint64_t, max_batch_documents, 100000,
           "Documents over all the queries of one RankBatch request");
+ABSL_FLAG(uint32_t, max_ndcg_cutoffs, 32,
+          "ndcg_at cut-offs of one Evaluate call or EvaluateStream stream");
 ABSL_FLAG(int32_t, max_message_bytes, 64 << 20,
           "Largest gRPC message received or sent");
 ABSL_FLAG(int32_t, num_threads, 0,
           "Maximum threads of the gRPC sync server; 0 = gRPC's default");
+ABSL_FLAG(uint32_t, max_streaming_rpcs, 16,
+          "EvaluateStream calls open at once (each holds a server thread "
+          "while it waits); with --num_threads, at most num_threads/4; more "
+          "are RESOURCE_EXHAUSTED at once");
+ABSL_FLAG(double, stream_idle_timeout_seconds, 60.0,
+          "An EvaluateStream with no message for this long is cancelled");
+ABSL_FLAG(double, stream_timeout_seconds, 3600.0,
+          "An EvaluateStream open this long is cancelled");
+ABSL_FLAG(uint32_t, max_concurrent_streams, 100,
+          "RPCs in flight on one HTTP/2 connection");
+ABSL_FLAG(double, keepalive_time_seconds, 60.0,
+          "Ping a connection after this long without traffic");
+ABSL_FLAG(double, keepalive_timeout_seconds, 20.0,
+          "Close a connection whose ping is not answered within this long "
+          "(a client that stopped reading)");
+ABSL_FLAG(double, min_client_ping_interval_seconds, 10.0,
+          "Keepalive enforcement: GOAWAY to a client pinging more often "
+          "than this without data");
+ABSL_FLAG(double, max_connection_idle_seconds, 300.0,
+          "Close (GOAWAY) a connection with no RPC for this long");
+ABSL_FLAG(int64_t, grpc_memory_bytes, 0,
+          "Memory gRPC may use for connections and buffers (its resource "
+          "quota); 0 = unbounded");
 ABSL_FLAG(double, drain_seconds, 10.0,
           "On SIGTERM/SIGINT, time given to RPCs in flight to finish");
 ABSL_FLAG(double, lame_duck_seconds, 0.0,
@@ -122,6 +167,9 @@ int main(int argc, char** argv) {
   options.admin.from_any = absl::GetFlag(FLAGS_admin_from_any);
   options.admin.tls_identities = absl::GetFlag(FLAGS_admin_tls_identities);
   options.poll_interval_seconds = absl::GetFlag(FLAGS_poll_interval_seconds);
+  options.vanished_grace_seconds = absl::GetFlag(FLAGS_vanished_grace_seconds);
+  options.max_model_file_bytes = absl::GetFlag(FLAGS_max_model_file_bytes);
+  options.max_loading_bytes = absl::GetFlag(FLAGS_max_loading_bytes);
   options.limits.max_documents_per_request =
       absl::GetFlag(FLAGS_max_documents_per_request);
   options.limits.max_queries_per_request =
@@ -131,8 +179,22 @@ int main(int argc, char** argv) {
   options.limits.max_explain_cost = absl::GetFlag(FLAGS_max_explain_cost);
   options.limits.max_batch_queries = absl::GetFlag(FLAGS_max_batch_queries);
   options.limits.max_batch_documents = absl::GetFlag(FLAGS_max_batch_documents);
+  options.limits.max_ndcg_cutoffs = absl::GetFlag(FLAGS_max_ndcg_cutoffs);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.num_threads = absl::GetFlag(FLAGS_num_threads);
+  options.max_streaming_rpcs = absl::GetFlag(FLAGS_max_streaming_rpcs);
+  options.stream_idle_timeout_seconds =
+      absl::GetFlag(FLAGS_stream_idle_timeout_seconds);
+  options.stream_timeout_seconds = absl::GetFlag(FLAGS_stream_timeout_seconds);
+  options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  options.keepalive_time_seconds = absl::GetFlag(FLAGS_keepalive_time_seconds);
+  options.keepalive_timeout_seconds =
+      absl::GetFlag(FLAGS_keepalive_timeout_seconds);
+  options.min_client_ping_interval_seconds =
+      absl::GetFlag(FLAGS_min_client_ping_interval_seconds);
+  options.max_connection_idle_seconds =
+      absl::GetFlag(FLAGS_max_connection_idle_seconds);
+  options.grpc_memory_bytes = absl::GetFlag(FLAGS_grpc_memory_bytes);
   options.drain_seconds = absl::GetFlag(FLAGS_drain_seconds);
   options.lame_duck_seconds = absl::GetFlag(FLAGS_lame_duck_seconds);
   options.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
@@ -149,11 +211,34 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_impression_log_max_file_bytes);
   options.impression_log_max_file_seconds =
       absl::GetFlag(FLAGS_impression_log_max_file_seconds);
-  const absl::Status status = plrank::server::RunServer(options);
+
+  // Before any thread starts, so every thread inherits the mask and only
+  // the loop below receives these signals.
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  plrank::server::RankingServer server(options);
+  const absl::Status status = server.Start();
   if (!status.ok()) {
     std::fprintf(stderr, "plrank-server: %s\n",
                  std::string(status.message()).c_str());
     return 1;
   }
+  // The loop wakes a few times a second to notice the end of the drain.
+  while (!server.IsShutDown()) {
+    const timespec tick = {0, 100 * 1000 * 1000};
+    const int signal_number = sigtimedwait(&signals, nullptr, &tick);
+    if (signal_number == SIGHUP) {
+      server.Reload("SIGHUP");
+    } else if (signal_number == SIGTERM || signal_number == SIGINT) {
+      server.Shutdown(signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+    }
+  }
+  server.Wait();
   return 0;
 }

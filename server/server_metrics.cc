@@ -108,6 +108,11 @@ ServerMetrics::ServerMetrics(absl::string_view build_version)
                           .Name("plrank_model_version_loaded_timestamp_seconds")
                           .Help("Unix time the serving version was loaded")
                           .Register(*registry_)),
+      version_memory_(BuildGauge()
+                          .Name("plrank_model_version_memory_bytes")
+                          .Help("Heap memory a loaded version holds "
+                                "(measured around its load)")
+                          .Register(*registry_)),
       promotions_refused_(
           BuildCounter()
               .Name("plrank_model_promotions_refused_total")
@@ -214,6 +219,9 @@ void ServerMetrics::OnVersionAvailable(const ServableVersion& version) {
   gauges.loaded = &version_loaded_.Add(
       {{"model", version.model()}, {"version", version_label}});
   gauges.loaded->Set(static_cast<double>(version.loaded_unix_seconds()));
+  gauges.memory = &version_memory_.Add(
+      {{"model", version.model()}, {"version", version_label}});
+  gauges.memory->Set(static_cast<double>(version.metadata().memory_bytes));
   std::lock_guard<std::mutex> lock(mutex_);
   version_gauges_[{version.model(), version.version()}] = gauges;
   ++live_versions_[{version.model(), version.version()}];
@@ -227,6 +235,7 @@ void ServerMetrics::OnVersionUnloaded(const std::string& model,
   version_info_.Remove(it->second.info);
   version_created_.Remove(it->second.created);
   version_loaded_.Remove(it->second.loaded);
+  version_memory_.Remove(it->second.memory);
   version_gauges_.erase(it);
 }
 

@@ -34,6 +34,7 @@ namespace plrank::server {
 //   plrank_model_version_info{model,version,objective,checksum} gauge = 1
 //   plrank_model_version_created_timestamp_seconds{model,version} gauge
 //   plrank_model_version_loaded_timestamp_seconds{model,version}  gauge
+//   plrank_model_version_memory_bytes{model,version}             gauge
 //   plrank_model_promotions_refused_total{model,reason}         counter
 //   plrank_build_info{version}                                  gauge = 1
 //   plrank_shadow_requests_total{model,version,shadow_version,result}
@@ -104,6 +105,7 @@ class ServerMetrics final : public LifecycleObserver {
     prometheus::Gauge* info;
     prometheus::Gauge* created;
     prometheus::Gauge* loaded;
+    prometheus::Gauge* memory;
   };
 
   std::shared_ptr<prometheus::Registry> registry_;
@@ -119,6 +121,7 @@ class ServerMetrics final : public LifecycleObserver {
   prometheus::Family<prometheus::Gauge>& version_info_;
   prometheus::Family<prometheus::Gauge>& version_created_;
   prometheus::Family<prometheus::Gauge>& version_loaded_;
+  prometheus::Family<prometheus::Gauge>& version_memory_;
   prometheus::Family<prometheus::Counter>& promotions_refused_;
   prometheus::Family<prometheus::Gauge>& build_info_;
   prometheus::Family<prometheus::Counter>& shadow_requests_;

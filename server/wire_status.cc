@@ -38,6 +38,7 @@ v1::ModelMetadata ToWire(const ModelMetadata& metadata) {
   out.set_score_transform(metadata.score_transform);
   out.set_scoring_kernel(metadata.scoring_kernel);
   out.set_scoring_kernels(metadata.scoring_kernel_plan);
+  out.set_memory_bytes(metadata.memory_bytes);
   return out;
 }
 

@@ -119,6 +119,14 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
                                           size_t max_bytes) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return OsError(path, "cannot open");
+  // fopen() opens a directory, whose "size" is then taken for the length of
+  // the contents (std::bad_alloc in plrank-convert --xgboost_json=<dir>).
+  struct stat info{};
+  if (::fstat(::fileno(file), &info) == 0 && S_ISDIR(info.st_mode)) {
+    std::fclose(file);
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": is a directory, not a file"));
+  }
   std::string contents;
   // Reading in large blocks also works for pipes, whose size is unknown.
   // When the size is known, the first read asks for one byte more, so a

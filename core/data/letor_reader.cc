@@ -142,6 +142,23 @@ absl::Status LetorParser::ParseText(std::string_view text) {
         static_cast<const char*>(std::memchr(p, '\n', end - p));
     const char* line_end = newline != nullptr ? newline : end;
     const char* next = newline != nullptr ? newline + 1 : end;
+    // A UTF-8 byte order mark (files saved by some editors) is not data.
+    if (lines_ == 1 && line_end - p >= 3 &&
+        std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+      p += 3;
+    }
+    // Lone carriage returns (classic Mac line ends) would turn a whole file
+    // into one line read as one document; a CR before the newline (CRLF)
+    // is only trailing space.
+    if (const void* cr = std::memchr(p, '\r', line_end - p)) {
+      const char* after = static_cast<const char*>(cr) + 1;
+      if (SkipSpaces(after, line_end) != line_end) {
+        return LineError(lines_,
+                         "carriage return inside the line (lone-CR line "
+                         "ends?); use LF or CRLF line ends, e.g. tr '\\r' "
+                         "'\\n'");
+      }
+    }
     if (const void* hash = std::memchr(p, '#', line_end - p)) {
       line_end = static_cast<const char*>(hash);
     }

@@ -47,6 +47,8 @@ struct ModelMetadata {
   std::string scoring_kernel_plan;
   // Empty or one name per feature, as the model file stores them.
   std::vector<std::string> feature_names;
+  // Heap bytes the loaded version holds (measured around its load).
+  uint64_t memory_bytes = 0;
 };
 
 struct VersionStatus {

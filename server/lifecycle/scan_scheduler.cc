@@ -86,6 +86,15 @@ void ScanScheduler::Loop() {
   changed_.notify_all();
 }
 
+void ScanScheduler::RequestScan() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!started_ || stopping_) return;
+    requested_ = std::max(requested_, begun_ + 1);
+  }
+  changed_.notify_all();
+}
+
 absl::StatusOr<ScanSummary> ScanScheduler::ScanAndWait(
     absl::Time deadline, const std::function<bool()>& cancelled) {
   std::unique_lock<std::mutex> lock(mutex_);

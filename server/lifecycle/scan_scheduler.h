@@ -50,6 +50,10 @@ class ScanScheduler {
   absl::StatusOr<ScanSummary> ScanAndWait(
       absl::Time deadline, const std::function<bool()>& cancelled = {});
 
+  // Asks for a scan that starts after this call, without waiting for it
+  // (SIGHUP). A no-op when not started or stopping.
+  void RequestScan();
+
   // Scans started so far (for tests and logs).
   uint64_t scans_started() const;
 

@@ -1,7 +1,11 @@
 #include "server/lifecycle/servable_version.h"
 
 #include <algorithm>
+#include <malloc.h>
+
 #include <cmath>
+#include <filesystem>
+#include <system_error>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -72,7 +76,14 @@ const char* TransformName(ScoreTransform transform) {
   return "unknown";
 }
 
-absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
+// Heap bytes in use (glibc: small blocks and mmapped ones).
+uint64_t AllocatedBytes() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<uint64_t>(info.uordblks) +
+         static_cast<uint64_t>(info.hblkhd);
+}
+
+absl::StatusOr<std::shared_ptr<ServableVersion>> LoadUnguarded(
     const std::string& model, int64_t version, const std::string& model_file,
     const std::string& bytes, ServableVersion::ReleaseHook on_release,
     const std::string& scoring_kernel) {
@@ -109,7 +120,7 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> LoadUnguarded(
   // model it cannot explain still serves Rank and Evaluate.
   absl::StatusOr<EnsembleExplainer> explainer =
       EnsembleExplainer::Create(*ensemble);
-  return std::make_shared<const ServableVersion>(
+  return std::make_shared<ServableVersion>(
       model, version, model_file, *std::move(scorer), std::move(metadata),
       absl::ToUnixSeconds(absl::Now()), std::move(on_release),
       std::move(explainer));
@@ -181,8 +192,16 @@ LoadServableVersionFromBytes(const std::string& model, int64_t version,
   // The load boundary: whatever the file declares, allocation failures end
   // here as a FAILED version instead of terminating the server.
   try {
-    return LoadUnguarded(model, version, model_file, bytes,
-                         std::move(on_release), scoring_kernel);
+    // What the version holds once loaded: the allocator's count before and
+    // after, once the parsed file and the temporaries are gone.
+    const uint64_t before = AllocatedBytes();
+    absl::StatusOr<std::shared_ptr<ServableVersion>> loaded =
+        LoadUnguarded(model, version, model_file, bytes, std::move(on_release),
+                      scoring_kernel);
+    if (!loaded.ok()) return loaded.status();
+    const uint64_t after = AllocatedBytes();
+    (*loaded)->set_memory_bytes(after > before ? after - before : 0);
+    return std::shared_ptr<const ServableVersion>(*std::move(loaded));
   } catch (const std::bad_alloc&) {
     return OutOfMemory(model_file, "allocation failed");
   } catch (const std::length_error&) {
@@ -190,10 +209,21 @@ LoadServableVersionFromBytes(const std::string& model, int64_t version,
   }
 }
 
-absl::StatusOr<std::string> ReadModelFileBytes(const std::string& model_file) {
+absl::StatusOr<std::string> ReadModelFileBytes(const std::string& model_file,
+                                               uint64_t max_bytes) {
+  max_bytes = std::min(max_bytes, kMaxModelFileBytes);
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(model_file, error);
+  if (!error && size > max_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "model file ", model_file, " is ", size, " bytes, above the limit of ",
+        max_bytes, max_bytes == kMaxModelFileBytes
+                       ? " (protobuf's message limit)"
+                       : " (--max_model_file_bytes)"));
+  }
   absl::StatusOr<std::string> bytes;
   try {
-    bytes = ReadWholeFile(model_file);
+    bytes = ReadWholeFile(model_file, static_cast<size_t>(max_bytes));
   } catch (const std::bad_alloc&) {
     return OutOfMemory(model_file, "reading the file");
   } catch (const std::length_error&) {

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/data/file_io.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -129,6 +130,15 @@ absl::StatusOr<v1::ServerConfig> LoadServerConfig(const std::string& path) {
     return absl::Status(
         text.status().code(),
         absl::StrCat("model config file: ", text.status().message()));
+  }
+  // A file rewritten in place is empty for a moment: read then, it would
+  // remove every model. A config that means "no models" says so in a
+  // comment; publish configs by renaming a complete file over the old one.
+  if (absl::StripAsciiWhitespace(*text).empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model config file ", path,
+        " is empty (being rewritten? publish it with a rename; a config "
+        "with no models needs at least a comment)"));
   }
   v1::ServerConfig config;
   ErrorCollector errors;

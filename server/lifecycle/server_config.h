@@ -23,7 +23,9 @@ bool IsValidModelName(absl::string_view name);
 
 // Reads a ServerConfig in protobuf text format and validates it: valid,
 // unique model names; specific versions and label targets positive; label
-// names non-empty; shadow settings as ValidateShadowConfig. Errors name the
+// names non-empty; shadow settings as ValidateShadowConfig. An empty (or
+// whitespace-only) file is INVALID_ARGUMENT: a file being rewritten in
+// place; "no models" is a file holding just a comment. Errors name the
 // file.
 absl::StatusOr<v1::ServerConfig> LoadServerConfig(const std::string& path);
 

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/lifecycle/echoed_text.h"
 
 namespace plrank::server {
 namespace {
@@ -61,7 +62,7 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
     // Other models' names are not the caller's business (ListModels is the
     // admin's way to see them).
     return absl::NotFoundError(
-        absl::StrCat("unknown model '", selector.name, "'"));
+        absl::StrCat("unknown model '", EchoedText(selector.name), "'"));
   }
   const ModelSnapshot& model = model_it->second;
   if (selector.version < 0) {
@@ -81,7 +82,7 @@ absl::StatusOr<std::shared_ptr<const ServableVersion>> ServingSnapshot::Resolve(
         absl::StrAppend(&known, known.empty() ? "" : ", ", name);
       }
       return absl::NotFoundError(absl::StrCat(
-          "model '", model.name, "' has no label '", selector.label,
+          "model '", model.name, "' has no label '", EchoedText(selector.label),
           "' (labels: ", known.empty() ? "none" : known, ")"));
     }
     auto it = model.available.find(label->second);

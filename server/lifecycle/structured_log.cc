@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +14,8 @@
 
 namespace plrank::server {
 namespace {
+
+std::atomic<uint64_t> log_write_failures{0};
 
 bool NeedsQuotes(absl::string_view value) {
   if (value.empty()) return true;
@@ -48,9 +53,17 @@ void LogEvent(absl::string_view level, absl::string_view event,
   size_t written = 0;
   while (written < line.size()) {
     const ssize_t n = ::write(2, line.data() + written, line.size() - written);
-    if (n <= 0) break;  // nowhere left to report a failing stderr
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {  // nowhere left to report a failing stderr: count it
+      log_write_failures.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
     written += static_cast<size_t>(n);
   }
+}
+
+uint64_t LogWriteFailures() {
+  return log_write_failures.load(std::memory_order_relaxed);
 }
 
 }  // namespace plrank::server

@@ -36,8 +36,32 @@ const v1::ServerConfig* VersionManager::RefreshConfig() {
   if (options_.config_file.empty()) return nullptr;
   absl::StatusOr<v1::ServerConfig> config =
       LoadServerConfig(options_.config_file);
+  if (config.ok() && config_.has_value()) {
+    std::set<std::string> kept;
+    for (const v1::ModelConfig& model : config->models()) {
+      kept.insert(model.name());
+    }
+    std::string dropped;
+    for (const v1::ModelConfig& model : config_->models()) {
+      if (kept.count(model.name()) == 0) {
+        absl::StrAppend(&dropped, dropped.empty() ? "" : ",", model.name());
+      }
+    }
+    const std::string content = config->SerializeAsString();
+    if (!dropped.empty() &&
+        (!pending_config_.has_value() || content != *pending_config_)) {
+      pending_config_ = content;
+      LogEvent("warning", "config_change_deferred",
+               {{"file", options_.config_file},
+                {"dropped_models", dropped},
+                {"action",
+                 "applied when the next scan reads the same content"}});
+      return &*config_;
+    }
+  }
   if (config.ok()) {
     last_config_error_.clear();
+    pending_config_.reset();
     config_ = *std::move(config);
   } else if (std::string(config.status().message()) != last_config_error_) {
     last_config_error_ = std::string(config.status().message());
@@ -70,10 +94,33 @@ ScanSummary VersionManager::Scan() {
 
   std::set<std::string> present;
   for (const ModelOnDisk& model : *models) present.insert(model.name);
+  const absl::Time now = absl::Now();
   for (auto it = records_.begin(); it != records_.end();) {
     if (present.count(it->first) > 0) {
       ++it;
       continue;
+    }
+    // A model configured away goes at once; one that vanished from disk
+    // gets the grace period (a directory replaced non-atomically).
+    const bool configured_away =
+        config != nullptr &&
+        std::none_of(config->models().begin(), config->models().end(),
+                     [&](const v1::ModelConfig& m) {
+                       return m.name() == it->first;
+                     });
+    if (!configured_away && options_.vanished_grace > absl::ZeroDuration()) {
+      if (it->second.missing_since == absl::InfiniteFuture()) {
+        it->second.missing_since = now;
+        LogEvent("warning", "model_missing",
+                 {{"model", it->first},
+                  {"action", absl::StrCat("still serving for up to ",
+                                          absl::FormatDuration(
+                                              options_.vanished_grace))}});
+      }
+      if (now - it->second.missing_since < options_.vanished_grace) {
+        ++it;
+        continue;
+      }
     }
     std::vector<int64_t> versions;
     for (const auto& [version, record] : it->second.versions) {
@@ -101,6 +148,10 @@ ScanSummary VersionManager::Scan() {
       LogEvent("warning", "model_directory_unreadable",
                {{"model", disk.name}, {"error", disk.error}});
     }
+    if (it->second.missing_since != absl::InfiniteFuture()) {
+      LogEvent("info", "model_reappeared", {{"model", disk.name}});
+      it->second.missing_since = absl::InfiniteFuture();
+    }
     it->second.disk = std::move(disk);
     SyncModel(it->second, &summary);
   }
@@ -122,9 +173,24 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
                     });
     if (!on_disk) gone.push_back(version);
   }
+  for (auto& [version, record] : model.versions) {
+    if (std::find(gone.begin(), gone.end(), version) == gone.end()) {
+      record.missing_since = absl::InfiniteFuture();  // on disk (again)
+    }
+  }
+  // Versions that were not serving are forgotten now; serving ones are
+  // handled once the versions on disk have loaded (load before unload).
+  std::vector<int64_t> gone_serving;
   for (int64_t version : gone) {
-    Unload(model, version, "removed_from_disk", summary);
-    model.versions.erase(version);
+    VersionRecord& record = model.versions[version];
+    if (record.state == VersionState::kAvailable) {
+      if (record.missing_since == absl::InfiniteFuture()) {
+        record.missing_since = absl::Now();
+      }
+      gone_serving.push_back(version);
+    } else {
+      model.versions.erase(version);
+    }
   }
   // A failure of an incomplete file counts once the file has stayed as it
   // was for a whole scan: a copy still in progress would have changed it.
@@ -164,6 +230,40 @@ void VersionManager::SyncModel(ModelRecord& model, ScanSummary* summary) {
       if (v.version == version && EnsureLoaded(model, v, summary)) {
         wanted.insert(v.version);
       }
+    }
+  }
+  // A label moved to a version that is not available keeps its previous
+  // version, which therefore stays loaded.
+  for (const auto& [label, version] : disk.labels) {
+    auto target = model.versions.find(version);
+    if (target != model.versions.end() && target->second.servable != nullptr) {
+      continue;
+    }
+    auto previous = model.published_labels.find(label);
+    if (previous == model.published_labels.end()) continue;
+    auto held = model.versions.find(previous->second);
+    if (held != model.versions.end() && held->second.servable != nullptr) {
+      wanted.insert(previous->second);
+    }
+  }
+  // Vanished versions: unloaded once another version serves in their
+  // place, or when their grace period is over; kept until then.
+  bool other_available = false;
+  for (const auto& [version, record] : model.versions) {
+    if (record.servable != nullptr &&
+        std::find(gone_serving.begin(), gone_serving.end(), version) ==
+            gone_serving.end()) {
+      other_available = true;
+    }
+  }
+  for (int64_t version : gone_serving) {
+    const VersionRecord& record = model.versions[version];
+    if (other_available ||
+        absl::Now() - record.missing_since >= options_.vanished_grace) {
+      Unload(model, version, "removed_from_disk", summary);
+      model.versions.erase(version);
+    } else {
+      wanted.insert(version);
     }
   }
   // The version serving now stays loaded while the newer ones the policy
@@ -247,6 +347,18 @@ ServableVersion::ReleaseHook VersionManager::MakeReleaseHook() const {
   };
 }
 
+uint64_t VersionManager::LoadedBytes() const {
+  uint64_t total = 0;
+  for (const auto& [name, model] : records_) {
+    for (const auto& [version, record] : model.versions) {
+      if (record.servable != nullptr) {
+        total += record.servable->metadata().memory_bytes;
+      }
+    }
+  }
+  return total;
+}
+
 bool VersionManager::EnsureLoaded(ModelRecord& model,
                                   const VersionOnDisk& version,
                                   ScanSummary* summary) {
@@ -268,8 +380,37 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
       record.signature == version.signature) {
     return false;  // same broken file as before: do not retry
   }
+  if (options_.max_loading_bytes > 0 && version.signature.size >= 0) {
+    const uint64_t estimate = static_cast<uint64_t>(version.signature.size) *
+                              kEstimatedMemoryPerFileByte;
+    const uint64_t loaded = LoadedBytes();
+    if (loaded + estimate > options_.max_loading_bytes) {
+      const std::string error = absl::StrCat(
+          "not loaded: it needs about ", estimate, " bytes (",
+          kEstimatedMemoryPerFileByte, " x its ", version.signature.size,
+          "-byte file) and the loaded versions hold ", loaded,
+          "; together above --max_loading_bytes=", options_.max_loading_bytes);
+      // Retried at every scan: memory may be freed meanwhile.
+      record.signature = FileSignature{};
+      if (record.state != VersionState::kFailed || record.error != error) {
+        record.state = VersionState::kFailed;
+        record.error = error;
+        record.failure_counted = true;
+        ++summary->failed;
+        if (options_.observer != nullptr) {
+          options_.observer->OnModelLoad(model.disk.name, false, 0.0);
+        }
+        LogEvent("error", "version_load_failed",
+                 {{"model", model.disk.name},
+                  {"version", version_label},
+                  {"file", version.model_file},
+                  {"error", error}});
+      }
+      return false;
+    }
+  }
   const absl::Time start = absl::Now();
-  absl::StatusOr<std::string> bytes = ReadModelFileBytes(version.model_file);
+  absl::StatusOr<std::string> bytes = ReadModelFileBytes(version.model_file, options_.max_model_file_bytes);
   const uint64_t fingerprint = bytes.ok() ? Fnv1a64(*bytes) : 0;
   if (record.state == VersionState::kFailed && bytes.ok() &&
       fingerprint == record.fingerprint) {
@@ -332,6 +473,7 @@ bool VersionManager::EnsureLoaded(ModelRecord& model,
             {"checksum", metadata.checksum},
             {"scoring_kernel", metadata.scoring_kernel},
             {"scoring_kernels", metadata.scoring_kernel_plan},
+            {"memory_bytes", absl::StrCat(metadata.memory_bytes)},
             {"load_seconds", absl::StrCat(seconds)}});
   if (options_.observer != nullptr) {
     options_.observer->OnVersionAvailable(*record.servable);
@@ -404,12 +546,46 @@ void VersionManager::ResolveShadows(ServingSnapshot& snapshot,
 void VersionManager::Publish(bool end_of_scan) {
   auto snapshot = std::make_shared<ServingSnapshot>();
   for (auto& [name, record] : records_) {
-    if (end_of_scan) record.published_labels = record.disk.labels;
+    if (end_of_scan) {
+      // A label moves only once its new version is available; until then
+      // it stays where it was, if that version still serves.
+      std::map<std::string, int64_t> labels;
+      for (const auto& [label, target] : record.disk.labels) {
+        labels[label] = target;
+        auto wanted = record.versions.find(target);
+        if (wanted != record.versions.end() &&
+            wanted->second.servable != nullptr) {
+          continue;
+        }
+        auto previous = record.published_labels.find(label);
+        if (previous == record.published_labels.end()) continue;
+        auto held = record.versions.find(previous->second);
+        if (held != record.versions.end() && held->second.servable != nullptr) {
+          labels[label] = previous->second;
+        }
+      }
+      record.published_labels = std::move(labels);
+    }
     ModelSnapshot& model = snapshot->models[name];
     model.name = name;
     model.labels = record.published_labels;
     model.status.name = name;
+    // The newest kFailedVersionsInStatus failures are listed.
+    int64_t oldest_listed_failure = 0;
+    {
+      size_t failures = 0;
+      for (auto it = record.versions.rbegin(); it != record.versions.rend();
+           ++it) {
+        if (it->second.state != VersionState::kFailed) continue;
+        if (++failures > kFailedVersionsInStatus) break;
+        oldest_listed_failure = it->first;
+      }
+    }
     for (const auto& [version, state] : record.versions) {
+      if (state.state == VersionState::kFailed &&
+          version < oldest_listed_failure) {
+        continue;
+      }
       VersionStatus& status = model.status.versions.emplace_back();
       status.version = version;
       status.state = state.state;

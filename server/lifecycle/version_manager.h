@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "plrank/v1/server_config.pb.h"
 #include "server/lifecycle/lifecycle_observer.h"
 #include "server/lifecycle/model_repository.h"
@@ -26,6 +27,20 @@ struct VersionManagerOptions {
   // Optional ServerConfig (text format), re-read at every scan.
   std::string config_file;
   LifecycleObserver* observer = nullptr;  // optional, not owned
+  // How long a model directory, or the only serving version of a model,
+  // may be missing from the repository before it is unloaded (a directory
+  // replaced non-atomically, a repository swapped under the server). A
+  // vanished version is unloaded at once when another version of its model
+  // serves. 0 = at the first scan that misses it.
+  absl::Duration vanished_grace = absl::ZeroDuration();
+  // A model.pb larger than this is FAILED by its size, unread.
+  uint64_t max_model_file_bytes = kMaxModelFileBytes;
+  // Memory budget of the loaded versions of every model (0 = none): a
+  // version whose estimate (kEstimatedMemoryPerFileByte x its file size)
+  // added to what the loaded versions hold (their measured memory_bytes)
+  // exceeds it is not loaded: FAILED with the figures, retried at every
+  // scan (another version may have left), and the serving ones untouched.
+  uint64_t max_loading_bytes = 0;
   // ForestScorer::Options::kernel for every version: "auto" or a kernel name.
   std::string scoring_kernel = "auto";
 };
@@ -42,6 +57,10 @@ struct ScanSummary {
 // Retired (END) versions listed in a model's status, newest retirements
 // first; older ones are dropped so status stays bounded over many reloads.
 inline constexpr size_t kRetiredVersionsInStatus = 4;
+// FAILED versions listed in a model's status, the newest versions; older
+// failures stay recorded (so the same broken file is not retried) but are
+// left out, so status stays bounded over many broken versions.
+inline constexpr size_t kFailedVersionsInStatus = 8;
 
 // Keeps the serving snapshot in line with the model repository.
 //
@@ -69,6 +88,17 @@ inline constexpr size_t kRetiredVersionsInStatus = 4;
 //  - requests in flight keep the version they resolved; a retired version is
 //    freed when its last request ends;
 //  - status keeps at most kRetiredVersionsInStatus END versions per model;
+//  - load before unload: a version whose model.pb vanished keeps serving
+//    until another version of its model is available (then it is unloaded
+//    at once) or options.vanished_grace has passed; a vanished model keeps
+//    serving for vanished_grace;
+//  - a label moved to a version that is not available (not on disk yet,
+//    loading, failed) stays on its previous version while that one is
+//    available, which stays loaded meanwhile;
+//  - the config file is re-read at every scan; one that cannot be read or
+//    parsed, or is empty, is a failed reload that keeps the last good
+//    config; one that drops models takes effect at the second scan in a
+//    row that reads it unchanged;
 //  - a model's shadow (ModelConfig shadow_version, or the version of its
 //    shadow_label) is loaded and kept loaded like a labelled version, but is
 //    never chosen as the default for being the shadow (the shadow label does
@@ -100,6 +130,8 @@ class VersionManager {
     bool change_logged = false;
     uint64_t seen_in_scan = 0;    // last scan whose policy reached it
     uint64_t retired_at = 0;      // retirement order (END versions)
+    // When a scan first missed its model.pb (InfiniteFuture: on disk).
+    absl::Time missing_since = absl::InfiniteFuture();
     bool refusal_logged = false;  // promotion refused: logged and counted
     std::shared_ptr<const ServableVersion> servable;  // when AVAILABLE
   };
@@ -117,6 +149,8 @@ class VersionManager {
     std::set<int64_t> shadow_only;
     // The shadow problem last logged, to log each change once.
     std::string logged_shadow_error;
+    // When a scan first missed the model (InfiniteFuture: present).
+    absl::Time missing_since = absl::InfiniteFuture();
   };
 
   // Makes `version` AVAILABLE if it is not and has not failed with the same
@@ -134,6 +168,8 @@ class VersionManager {
                                   const std::map<std::string, int64_t>& labels,
                                   const std::set<int64_t>* among) const;
   ServableVersion::ReleaseHook MakeReleaseHook() const;
+  // Memory the loaded versions of every model hold.
+  uint64_t LoadedBytes() const;
   // Snapshot of records_ -> snapshot_, then the listener. `end_of_scan`
   // also makes the labels read from disk/config take effect.
   void Publish(bool end_of_scan);
@@ -149,6 +185,10 @@ class VersionManager {
   std::map<std::string, ModelRecord> records_;
   std::optional<v1::ServerConfig> config_;
   std::string last_config_error_;
+  // A config that drops models, read once: it takes effect when the next
+  // scan reads the same content (a file cut between two model blocks by an
+  // in-place rewrite is still being written then). Serialized.
+  std::optional<std::string> pending_config_;
   std::function<void(const ServingSnapshot&)> listener_;
   uint64_t scan_number_ = 0;
   uint64_t retirements_ = 0;

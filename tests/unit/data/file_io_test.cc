@@ -125,6 +125,16 @@ TEST_F(FileIoTest, ReadWholeFileHonoursItsByteBound) {
   EXPECT_TRUE(empty->empty());
 }
 
+// Issue 39 item 11: fopen() opens a directory, and its size was taken for
+// the contents (std::bad_alloc, rc 134, in plrank-convert).
+TEST_F(FileIoTest, ReadWholeFileRefusesADirectory) {
+  const absl::StatusOr<std::string> read = ReadWholeFile(dir_);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(read.status().message(), HasSubstr("is a directory"));
+  EXPECT_THAT(read.status().message(), HasSubstr(dir_));
+}
+
 TEST_F(FileIoTest, MissingDirectoryIsNamed) {
   const absl::Status status =
       WriteFileAtomically(Path("no/such/dir/out.txt"), "x");

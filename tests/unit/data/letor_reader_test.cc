@@ -362,3 +362,29 @@ TEST(LetorFileTest, MissingFileNamesThePath) {
 
 }  // namespace
 }  // namespace plrank
+
+namespace plrank {
+namespace {
+
+// Issue 39 item 11: lone-CR line ends were read as one document (exit 0),
+// and a UTF-8 byte order mark gave "bad label '0'".
+TEST(LetorReaderLineEndsTest, LoneCarriageReturnsAreRefusedWithTheLine) {
+  const std::string error =
+      ErrorOf("0 qid:1 1:0.5\r1 qid:1 1:0.25\r0 qid:2 1:0.1\r");
+  EXPECT_THAT(error, HasSubstr("rank.train:1: carriage return inside the line"));
+  // CRLF is fine.
+  absl::StatusOr<Dataset> crlf = Parse("0 qid:1 1:0.5\r\n1 qid:1 1:0.25\r\n");
+  ASSERT_TRUE(crlf.ok()) << crlf.status();
+  EXPECT_EQ(crlf->labels.size(), 2u);
+}
+
+TEST(LetorReaderLineEndsTest, Utf8ByteOrderMarkIsSkipped) {
+  absl::StatusOr<Dataset> data =
+      Parse("\xEF\xBB\xBF" "0 qid:1 1:0.5\n1 qid:1 1:0.25\n");
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_EQ(data->labels.size(), 2u);
+  EXPECT_EQ(data->labels[0], 0);
+}
+
+}  // namespace
+}  // namespace plrank

@@ -355,6 +355,10 @@ TEST(VersionManagerTest, ConfigPoliciesAndLabels) {
       version_policy { latest { num_versions: 1 } }
       version_labels { key: "stable" value: 4 }
     })pb");
+  // It drops models: a file cut between two model blocks would look the
+  // same, so it takes effect once a second scan reads it unchanged.
+  summary = manager.Scan();
+  EXPECT_EQ(manager.snapshot()->models.count("all"), 1u);
   summary = manager.Scan();
   EXPECT_THAT(Available(manager, "web"), ElementsAre(4));
   EXPECT_EQ(manager.snapshot()->models.count("all"), 0u);
@@ -417,6 +421,8 @@ TEST(VersionManagerTest, ShadowLoadsButNeverBecomesTheDefault) {
       shadow_version: 7
       shadow_fraction: 1
     })pb");
+  // It drops "news": applied at the second scan that reads it unchanged.
+  ASSERT_TRUE(manager.Scan().status.ok());
   ASSERT_TRUE(manager.Scan().status.ok());
   snapshot = manager.snapshot();
   EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
@@ -435,6 +441,7 @@ TEST(VersionManagerTest, ShadowLoadsButNeverBecomesTheDefault) {
       version_policy { specific { versions: 1 } }
       shadow_version: 5
     })pb");
+  ASSERT_TRUE(manager.Scan().status.ok());  // drops "web": deferred
   ASSERT_TRUE(manager.Scan().status.ok());
   snapshot = manager.snapshot();
   EXPECT_THAT(Available(manager, "solo"), ElementsAre(5));
@@ -446,6 +453,7 @@ TEST(VersionManagerTest, ShadowLoadsButNeverBecomesTheDefault) {
 
   // Without shadow settings, a model has no shadow.
   WriteConfig(config, R"pb(models { name: "web" })pb");
+  ASSERT_TRUE(manager.Scan().status.ok());  // drops "solo": deferred
   ASSERT_TRUE(manager.Scan().status.ok());
   EXPECT_FALSE(manager.snapshot()->models.at("web").has_shadow);
 }
@@ -663,6 +671,245 @@ TEST(VersionManagerTest, LoadFailureCountsOncePerFileContent) {
   EXPECT_EQ(observer.loads("web", false), 2);
   EXPECT_THAT(FindVersion(*manager.snapshot(), "web", 2)->error,
               HasSubstr("above the limit"));
+}
+
+}  // namespace
+}  // namespace plrank::server
+
+namespace plrank::server {
+namespace {
+
+// Issue 39 item 5: a config rewritten in place is empty for a moment; read
+// then, it used to remove every model.
+TEST(VersionManagerReliabilityTest, EmptyConfigIsAFailedReload) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  WriteTestModel(repo, "web", 1);
+  const std::string config = base.File("config.txt");
+  WriteConfig(config, "models { name: 'web' }");
+  VersionManager manager({repo, config, nullptr});
+  ASSERT_TRUE(manager.Scan().status.ok());
+  for (const char* empty : {"", "  \n\t\n"}) {
+    WriteConfig(config, empty);
+    manager.Scan();
+    EXPECT_THAT(Available(manager, "web"), ElementsAre(1)) << "'" << empty << "'";
+  }
+  // "No models" is said with a comment, and (dropping a model) takes effect
+  // at the second scan that reads it.
+  WriteConfig(config, "# no models\n");
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  manager.Scan();
+  EXPECT_EQ(manager.snapshot()->models.count("web"), 0u);
+}
+
+// A file cut between two model blocks parses; the models it lost stay until
+// a second scan reads the same content (a writer would have finished).
+TEST(VersionManagerReliabilityTest, ConfigCutBetweenModelBlocksIsNotApplied) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  WriteTestModel(repo, "web", 1);
+  WriteTestModel(repo, "news", 1);
+  const std::string config = base.File("config.txt");
+  const std::string full = "models { name: 'web' }\nmodels { name: 'news' }\n";
+  WriteConfig(config, full);
+  VersionManager manager({repo, config, nullptr});
+  manager.Scan();
+  ASSERT_THAT(Available(manager, "news"), ElementsAre(1));
+  WriteConfig(config, full.substr(0, full.find('\n') + 1));  // cut
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1));
+  WriteConfig(config, full);  // the writer finishes
+  manager.Scan();
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+}
+
+// Issue 39 item 6: a label moved to a version not yet on disk stays on its
+// previous version (kept loaded) until the new one is available.
+TEST(VersionManagerReliabilityTest, LabelWaitsForItsVersionToAppear) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  for (int v : {1, 2}) WriteTestModel(repo, "web", v);
+  const std::string config = base.File("config.txt");
+  const auto labelled = [](int version) {
+    return "models { name: 'web' version_policy { latest { num_versions: 1 "
+           "} } version_labels { key: 'stable' value: " +
+           std::to_string(version) + " } }";
+  };
+  WriteConfig(config, labelled(1));
+  VersionManager manager({repo, config, nullptr});
+  manager.Scan();
+  ASSERT_EQ((*manager.snapshot()->Resolve(Spec("web", 0, "stable")))->version(),
+            1);
+  WriteConfig(config, labelled(3));  // version 3 is not on disk yet
+  manager.Scan();
+  auto stable = manager.snapshot()->Resolve(Spec("web", 0, "stable"));
+  ASSERT_TRUE(stable.ok()) << stable.status();
+  EXPECT_EQ((*stable)->version(), 1);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1, 2));
+  WriteTestModel(repo, "web", 3);
+  manager.Scan();
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web", 0, "stable")))->version(),
+            3);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(3));
+}
+
+// Issue 39 item 4: the directory holding version 1 replaced by one holding
+// only version 2: version 2 loads before version 1 leaves, so no snapshot
+// published during the scan lacks a serving version.
+TEST(VersionManagerReliabilityTest, ReplacedVersionServesUntilItsSuccessorLoads) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  VersionManager manager({base.path(), "", nullptr});
+  manager.Scan();
+  std::vector<int64_t> served;  // per published snapshot; -1 = none
+  manager.SetListener([&](const ServingSnapshot& snapshot) {
+    auto version = snapshot.Resolve(Spec("web"));
+    served.push_back(version.ok() ? (*version)->version() : -1);
+  });
+  const std::string staging = base.path() + "/.staging";
+  WriteTestModel(staging, "web", 2);
+  std::filesystem::remove_all(base.path() + "/web");
+  std::filesystem::rename(staging + "/web", base.path() + "/web");
+  const ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 1u);
+  EXPECT_EQ(summary.unloaded, 1u);
+  ASSERT_FALSE(served.empty());
+  EXPECT_THAT(served, Not(::testing::Contains(-1)));
+  EXPECT_EQ(served.back(), 2);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(2));
+}
+
+// A vanished model (or a model's only version) keeps serving for the grace
+// period, and is back to normal when it reappears.
+TEST(VersionManagerReliabilityTest, VanishedModelKeepsServingForTheGrace) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  WriteTestModel(base.path(), "news", 1);
+  VersionManager manager({base.path(), "", nullptr, absl::Hours(1)});
+  manager.Scan();
+  std::filesystem::rename(base.path() + "/news", base.path() + "/.news");
+  std::filesystem::rename(base.path() + "/web/1", base.path() + "/web/.1");
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  std::filesystem::rename(base.path() + "/.news", base.path() + "/news");
+  std::filesystem::rename(base.path() + "/web/.1", base.path() + "/web/1");
+  const ScanSummary summary = manager.Scan();
+  EXPECT_EQ(summary.loaded, 0u);  // never left
+  EXPECT_THAT(Available(manager, "news"), ElementsAre(1));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  // Without a grace period they go at the first scan that misses them.
+  VersionManager eager({base.path(), "", nullptr});
+  eager.Scan();
+  std::filesystem::remove_all(base.path() + "/news");
+  eager.Scan();
+  EXPECT_EQ(eager.snapshot()->models.count("news"), 0u);
+}
+
+}  // namespace
+}  // namespace plrank::server
+
+namespace plrank::server {
+namespace {
+
+// Issue 39 item 7: a huge (here sparse) model.pb is refused by its size
+// before it is read; the serving version is untouched.
+TEST(VersionManagerReliabilityTest, OversizedModelFileFailsUnread) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  const std::string path = WriteRawModelFile(base.path(), "web", 2, "x");
+  std::filesystem::resize_file(path, uint64_t{64} << 20);  // sparse 64 MiB
+  VersionManager manager({base.path(), "", nullptr, absl::ZeroDuration(),
+                          /*max_model_file_bytes=*/1 << 20});
+  manager.Scan();
+  const VersionStatus* status = FindVersion(*manager.snapshot(), "web", 2);
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->state, VersionState::kFailed);
+  EXPECT_THAT(status->error, HasSubstr("is 67108864 bytes, above the limit of "
+                                       "1048576"));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+}
+
+TEST(ReadModelFileBytesTest, RefusesFilesAboveTheProtobufLimitBySize) {
+  TempDir base;
+  const std::string path = base.File("model.pb");
+  std::ofstream(path) << "x";
+  std::filesystem::resize_file(path, kMaxModelFileBytes + 1);  // sparse
+  const absl::StatusOr<std::string> bytes = ReadModelFileBytes(path);
+  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(bytes.status().message(), HasSubstr("protobuf's message limit"));
+}
+
+}  // namespace
+}  // namespace plrank::server
+
+namespace plrank::server {
+namespace {
+
+// Issue 39 item 10: each loaded version reports the memory it holds, and a
+// version that would take the loaded versions past --max_loading_bytes is
+// FAILED with the figures while the serving one is untouched.
+TEST(VersionManagerReliabilityTest, LoadBudgetRefusesAVersionThatDoesNotFit) {
+  TempDir base;
+  const std::string first = WriteTestModel(base.path(), "web", 1);
+  const uint64_t estimate =
+      std::filesystem::file_size(first) * kEstimatedMemoryPerFileByte;
+  VersionManager manager({base.path(), "", nullptr, absl::ZeroDuration(),
+                          kMaxModelFileBytes,
+                          /*max_loading_bytes=*/estimate + 1});
+  manager.Scan();
+  const VersionStatus* v1 = FindVersion(*manager.snapshot(), "web", 1);
+  ASSERT_NE(v1, nullptr);
+  ASSERT_EQ(v1->state, VersionState::kAvailable);
+  EXPECT_GT(v1->metadata.memory_bytes, 0u);
+
+  WriteTestModel(base.path(), "web", 2);
+  manager.Scan();
+  const VersionStatus* v2 = FindVersion(*manager.snapshot(), "web", 2);
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->state, VersionState::kFailed);
+  EXPECT_THAT(v2->error, HasSubstr("above --max_loading_bytes="));
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  EXPECT_EQ((*manager.snapshot()->Resolve(Spec("web")))->version(), 1);
+  // Retried at every scan: once version 1 is gone, version 2 fits.
+  std::filesystem::remove_all(base.path() + "/web/1");
+  manager.Scan();  // version 1 leaves (nothing else serves: grace 0)
+  manager.Scan();
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(2));
+}
+
+}  // namespace
+}  // namespace plrank::server
+
+namespace plrank::server {
+namespace {
+
+// Issue 39 item 11: many broken versions do not grow status without bound.
+TEST(VersionManagerReliabilityTest, FailedVersionsInStatusAreBounded) {
+  TempDir base;
+  const std::string repo = base.path() + "/repo";
+  WriteTestModel(repo, "web", 1);
+  for (int v = 2; v <= 40; ++v) WriteRawModelFile(repo, "web", v, "broken");
+  const std::string config = base.File("config.txt");
+  WriteConfig(config, "models { name: 'web' version_policy { all {} } }");
+  VersionManager manager({repo, config, nullptr});
+  manager.Scan();
+  const ModelStatus& status = manager.snapshot()->models.at("web").status;
+  size_t failed = 0;
+  for (const VersionStatus& version : status.versions) {
+    if (version.state == VersionState::kFailed) {
+      ++failed;
+      EXPECT_GT(version.version, 40 - static_cast<int64_t>(
+                                          kFailedVersionsInStatus));
+    }
+  }
+  EXPECT_EQ(failed, kFailedVersionsInStatus);
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+  // Not retried: the next scan fails nothing new.
+  EXPECT_EQ(manager.Scan().failed, 0u);
 }
 
 }  // namespace
