@@ -649,7 +649,7 @@ absl::StatusOr<TrainSummary> TrainOnData(
   log(absl::StrFormat("train: %s — %d queries, %d documents, %d features",
                       DataName(job.train_path), all_queries, all_documents,
                       train.num_features));
-  if (resolved) {
+  if (requested_job.auto_learning_rate) {
     log(absl::StrFormat(
         "learning rate %g (auto from %d training documents and %d trees; "
         "--learning_rate sets it)",

@@ -157,14 +157,24 @@ _FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device
 
 
 def _write_lines(path: str, lines: List[str]) -> None:
-    """Writes as the C++ tools' one atomic writer (core/data/file_io.h):
-    refuses a target that exists and is not a regular file (renaming over it
-    would replace e.g. a device node), else temp file beside it, fsync,
-    rename, directory fsync."""
+    """Writes as the C++ tools' score output (core/data/stream_output.h):
+    - (or /dev/stdout), a pipe, a character device or a socket is written
+    as it is; a regular file atomically (temp file beside it, fsync, rename,
+    directory fsync); anything else is refused."""
+    text = "".join(line + "\n" for line in lines)
+    if path in ("-", "/dev/stdout"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
     try:
         mode = os.stat(path).st_mode
     except OSError:
         mode = None  # absent: creating the file tells what is wrong
+    if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or
+                             stat.S_ISSOCK(mode)):
+        with open(path, "w", encoding="ascii") as stream:
+            stream.write(text)
+        return
     if mode is not None and not stat.S_ISREG(mode):
         kind = next((name for test, name in _FILE_KINDS if test(mode)),
                     "a special file")
@@ -175,7 +185,7 @@ def _write_lines(path: str, lines: List[str]) -> None:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     try:
         with os.fdopen(fd, "w", encoding="ascii") as file:
-            file.write("".join(line + "\n" for line in lines))
+            file.write(text)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temp, path)

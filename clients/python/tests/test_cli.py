@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import threading
 import subprocess
 import sys
 
@@ -152,16 +153,28 @@ def test_errors_equal_cpp_client(env, args):
     assert py_message[1] == cc_message[1]
 
 
-def test_scores_out_refuses_targets_that_are_not_regular_files(env, tmp_path):
-    fifo = tmp_path / "scores.fifo"
-    os.mkfifo(fifo)
-    args = ["--model=demo", "rank", f"--data={env.data}", f"--scores_out={fifo}"]
+def test_scores_out_writes_pipes_and_refuses_directories(env, tmp_path):
+    target = tmp_path / "scores.dir"
+    target.mkdir()
+    args = ["--model=demo", "rank", f"--data={env.data}", f"--scores_out={target}"]
     (py_rc, _, py_err), (cc_rc, _, cc_err) = both(env, args)
     assert py_rc == cc_rc == 1
-    assert f"{fifo}: exists and is a FIFO, not a regular file" in py_err
+    assert f"{target}: exists and is a directory, not a regular file" in py_err
     assert py_err.split(": error: ", 1)[1] == cc_err.split(": error: ", 1)[1]
+    fifo = tmp_path / "scores.fifo"
+    os.mkfifo(fifo)
+    outputs = []
+    for cli in (python_cli(env), cpp_cli(env)):
+        read = []
+        reader = threading.Thread(target=lambda: read.append(fifo.read_text()))
+        reader.start()
+        rc, _, err = run_cli(cli, ["--model=demo", "rank", f"--data={env.data}",
+                                   f"--scores_out={fifo}"])
+        reader.join(timeout=60)
+        assert rc == 0, err
+        outputs.append(read[0])
+    assert outputs[0] == outputs[1] and outputs[0].endswith("\n")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.fifo"]
 
 
 def test_bad_data_file_names_file_and_line(env, tmp_path):

@@ -44,7 +44,7 @@ TEST(ServerOptionsTest, RefusesValuesThatWouldMisbehaveAndNamesTheFlag) {
       {[](ServerOptions& o) { o.port = -1; }, "--port must be in 0..65535"},
       {[](ServerOptions& o) { o.metrics_port = 65536; },
        "--metrics_port must be in 0..65535 (0 = any free port, negative = "
-       "no /metrics), got 65536"},
+       "off), got 65536"},
       {[&](ServerOptions& o) { o.poll_interval_seconds = nan; },
        "--poll_interval_seconds must be a finite number of seconds"},
       {[&](ServerOptions& o) { o.poll_interval_seconds = inf; },
