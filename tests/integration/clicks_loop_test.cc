@@ -9,12 +9,14 @@
 // on their true grades than version 1. Every step is seeded.
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -42,6 +44,17 @@ using ::testing::HasSubstr;
 
 constexpr int kSessions = 20;      // sampled rankings per training query
 constexpr uint32_t kShown = 10;    // positions shown per ranking
+
+// The server loads models on its scanning thread after it starts listening:
+// wait (bounded) until model "web" is SERVING on the health service.
+void ExpectServingWeb(ServerProcess& server) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (plrank::testing::HealthCheck(server.channel(), "plrank.v1.Ranker/web") != 1) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+        << "model web never became SERVING\n" << server.Logs();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
 
 CommandResult RunBounded(std::vector<std::string> argv) {
   argv.insert(argv.begin(), {"/usr/bin/timeout", "-s", "KILL", "300"});
@@ -167,6 +180,7 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
                           "--poll_interval_seconds=0",
                           "--impression_log_dir=" + dir.File("log")});
     ASSERT_TRUE(server.ok()) << server.Logs();
+    ASSERT_NO_FATAL_FAILURE(ExpectServingWeb(server));
     LogSessions(server.target(), *train, kSessions, 1.0);
     ASSERT_EQ(server.Stop(SIGTERM, std::chrono::seconds(60)), 0)
         << server.Logs();
@@ -229,6 +243,7 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
                           "--poll_interval_seconds=0",
                           "--impression_log_dir=" + dir.File("log0")});
     ASSERT_TRUE(server.ok()) << server.Logs();
+    ASSERT_NO_FATAL_FAILURE(ExpectServingWeb(server));
     // Pinned to version 1 (version 2 is there too by now).
     auto client = RankerClient::Create(server.target());
     ASSERT_TRUE(client.ok());
@@ -263,6 +278,7 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
   ServerProcess server({"--model_base_path=" + dir.File("models"),
                         "--poll_interval_seconds=0"});
   ASSERT_TRUE(server.ok()) << server.Logs();
+  ASSERT_NO_FATAL_FAILURE(ExpectServingWeb(server));
   auto client = RankerClient::Create(server.target());
   ASSERT_TRUE(client.ok());
   auto status = (*client)->GetModelStatus("web");
