@@ -135,7 +135,7 @@ in_image /usr/local/bin/plrank-client --target="127.0.0.1:$port" --model=web ran
   --data=/tmp/data/data.txt --scores_out=/tmp/rank.scores >/dev/null
 cmp "$rootfs/tmp/eval.scores" "$rootfs/tmp/rank.scores" ||
   { echo "image.sh: served scores differ from plrank-eval's" >&2; exit 1; }
-curl -sf "http://127.0.0.1:$metrics_port/metrics" | grep -q '^plrank_build_info' ||
+grep -q '^plrank_build_info' <<<"$(curl -sf "http://127.0.0.1:$metrics_port/metrics")" ||
   { echo "image.sh: /metrics does not answer" >&2; exit 1; }
 step "run: entrypoint as $user, plrank-publish, health, Rank = plrank-eval, /metrics"
 echo "image.sh: OK ($tag)"

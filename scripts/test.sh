@@ -40,8 +40,10 @@ report() {
     echo "test.sh: slowest ctest tests (s)"
     # "N/M Test #k: NAME ....   Passed   12.34 sec" lines of ctest's log.
     sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .* \([0-9.]*\) sec$/\2 \1/p' \
-      "$build/ctest-output.txt" | sort -rn | head -n 12 |
-      awk '{printf "  %8.1f  %s\n", $1, $2}'
+      "$build/ctest-output.txt" | sort -rn |
+      awk 'NR <= 12 {printf "  %8.1f  %s\n", $1, $2}'
+    # (awk reads to the end: `head` would close the pipe early, sort would die
+    # of SIGPIPE and, under pipefail, turn the run's status into 141.)
   fi
   rm -f "$timing"
   exit $status

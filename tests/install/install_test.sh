@@ -32,7 +32,10 @@ case "$mode" in
     (cd "$build" && cpack -G DEB -B "$work/pkg" >/dev/null) ||
       fail "cpack -G DEB failed"
     deb=$(ls "$work"/pkg/plrank_*.deb)
-    dpkg-deb --info "$deb" | grep -q "Package: plrank" || fail "$deb: no package name"
+    # Not `| grep -q`: grep stops at the first match, dpkg-deb then dies of
+    # SIGPIPE and pipefail fails the test on a good package.
+    info=$(dpkg-deb --info "$deb") || fail "dpkg-deb --info $deb failed"
+    grep -q "Package: plrank" <<<"$info" || fail "$deb: no package name"
     dpkg-deb -x "$deb" "$work/root"
     prefix="$work/root/usr"
     ;;
