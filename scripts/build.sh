@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+source scripts/cmake_env.sh
 build=${1:-build/release}
 shift || true
 cmake_args=()

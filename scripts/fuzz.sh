@@ -51,6 +51,7 @@ fi
 
 build=${PLRANK_FUZZ_BUILD_DIR:-build/fuzz}
 build_start=$SECONDS
+source scripts/cmake_env.sh
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPLRANK_FUZZ=ON -DPLRANK_BUILD_TESTS=OFF -DPLRANK_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j"${PLRANK_FUZZ_JOBS:-2}" --target "${targets[@]/#/fuzz_}"

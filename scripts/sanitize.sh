@@ -40,6 +40,7 @@ what=("$@")
 [[ ${#what[@]} -eq 0 ]] && what=(asan tsan)
 jobs=${PLRANK_BUILD_JOBS:-2}
 ./scripts/setup.sh
+source scripts/cmake_env.sh
 
 # Tests that cannot pass in an instrumented build, by construction:
 #  deploy_dockerfile checks that every shared library of the binaries is in

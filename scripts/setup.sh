@@ -8,6 +8,7 @@ set -euo pipefail
 # deploy-check tools.
 packages=(
   build-essential cmake pkg-config curl
+  ninja-build   # scripts/cmake_env.sh: new build trees use Ninja
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc prometheus-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev openssl

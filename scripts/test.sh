@@ -8,8 +8,9 @@
 #
 # At the end it prints where the time went: each phase's seconds and the
 # slowest ctest tests (from ctest's own per-test timings), also when a phase
-# failed. ccache is used when installed (CCACHE_DISABLE=1 turns it off); the
-# build does not need it.
+# failed. New build trees use Ninja and ccache when installed
+# (scripts/cmake_env.sh; CCACHE_DISABLE=1 turns ccache off); the build needs
+# neither.
 # PLRANK_TEST_IMAGE=1 also builds the container image for real and runs it
 # (scripts/image.sh; needs root).
 set -euo pipefail
@@ -50,12 +51,9 @@ report() {
 }
 trap report EXIT
 
-launcher=()
-if command -v ccache >/dev/null && [[ ${CCACHE_DISABLE:-0} != 1 ]]; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
 phase "setup (packages)" ./scripts/setup.sh
-phase "configure" cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+source scripts/cmake_env.sh
+phase "configure" cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 phase "build (Release, everything the tests run)" \
   cmake --build "$build" -j"${PLRANK_BUILD_JOBS:-2}"
 ctest_run() {
