@@ -142,6 +142,13 @@ absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
       "; tree objectives: ", absl::StrJoin(TreeObjectives(), ", ")));
 }
 
+ObjectiveTraits TraitsOf(const std::string& name) {
+  ObjectiveTraits traits;
+  traits.auto_learning_rate = name == "plrank";
+  traits.position_bias = name == "plrank" || name == "lambdamart";
+  return traits;
+}
+
 std::vector<std::string> TreeObjectives() {
   std::vector<std::string> names;
   for (const auto& [name, factory] : Factories()) names.push_back(name);

@@ -70,6 +70,22 @@ absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
 ObjectiveOptions ResolveAutoObjectiveOptions(ObjectiveOptions options,
                                              int64_t train_documents);
 
+// What a training job needs to know about an objective beyond its options;
+// the registry is the one place that tells objectives apart by name.
+struct ObjectiveTraits {
+  // Not given, the learning rate follows the training size
+  // (AutoLearningRate, core/pipeline/auto_learning_rate.h): tuned with
+  // PLRank's own settings (plrank; the caller leaves out --pl_paper).
+  bool auto_learning_rate = false;
+  // --position_debias=gam learns a per-position bias with its trees
+  // (plrank, lambdamart).
+  bool position_bias = false;
+};
+
+// The traits of objective `name`; all false for a name that is not a tree
+// objective (the linear rankers, a misspelt name).
+ObjectiveTraits TraitsOf(const std::string& name);
+
 // The names MakeObjective builds, in a stable order.
 std::vector<std::string> TreeObjectives();
 
