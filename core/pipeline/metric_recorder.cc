@@ -8,9 +8,8 @@
 
 namespace plrank {
 
-MetricRecorder::MetricRecorder(std::vector<int32_t> eval_at,
-                               int32_t log_period, int32_t total_iterations,
-                               bool every_iteration)
+MetricRecorder::MetricRecorder(std::vector<int32_t> eval_at, int32_t log_period,
+                               int32_t total_iterations, bool every_iteration)
     : names_(NdcgMetricNames(eval_at)),
       log_period_(log_period),
       total_(total_iterations),

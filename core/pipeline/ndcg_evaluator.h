@@ -47,7 +47,7 @@ class NdcgEvaluator {
   ScoreTransform transform_;
   MetricOptions options_;
   std::vector<double> query_weights_;  // empty: every query counts 1
-  Reducer* reducer_;  // null: single-process
+  Reducer* reducer_;                   // null: single-process
 };
 
 // "ndcg@1", "ndcg@10", ... for the job's cut-offs.

@@ -105,10 +105,10 @@ absl::StatusOr<std::optional<Ensemble>> ReadInitModel(const TrainJob& job,
   absl::StatusOr<Ensemble> loaded = ReadModelFile(job.init_model_path);
   if (!loaded.ok()) return loaded.status();
   if (train.num_features < loaded->num_features) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: %d features, but the background model %s has %d",
-        DataName(job.train_path), train.num_features, job.init_model_path,
-        loaded->num_features));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %d features, but the background model %s has %d",
+                        DataName(job.train_path), train.num_features,
+                        job.init_model_path, loaded->num_features));
   }
   return std::optional<Ensemble>(*std::move(loaded));
 }
@@ -125,10 +125,10 @@ std::vector<std::string> DescribeTrainingData(const TrainJob& job,
                                               bool learning_rate_was_auto,
                                               bool has_valid) {
   std::vector<std::string> lines;
-  lines.push_back(absl::StrFormat(
-      "train: %s — %d queries, %d documents, %d features",
-      DataName(job.train_path), totals.train_queries, totals.train_documents,
-      num_features));
+  lines.push_back(
+      absl::StrFormat("train: %s — %d queries, %d documents, %d features",
+                      DataName(job.train_path), totals.train_queries,
+                      totals.train_documents, num_features));
   if (learning_rate_was_auto) {
     lines.push_back(absl::StrFormat(
         "learning rate %g (auto from %d training documents and %d trees; "
@@ -150,10 +150,9 @@ std::vector<std::string> DescribeTrainingData(const TrainJob& job,
         totals.train_queries));
   }
   if (has_valid) {
-    lines.push_back(absl::StrFormat("valid: %s — %d queries, %d documents",
-                                    DataName(job.valid_path),
-                                    totals.valid_queries,
-                                    totals.valid_documents));
+    lines.push_back(absl::StrFormat(
+        "valid: %s — %d queries, %d documents", DataName(job.valid_path),
+        totals.valid_queries, totals.valid_documents));
   }
   return lines;
 }
@@ -225,23 +224,21 @@ absl::StatusOr<TrainSummary> TrainLinearModel(
   IterationMetrics last;
   last.iteration = linear->iterations;
   const NdcgEvaluator train_ndcg(&train, job.eval_at, 1,
-                                 ScoreTransform::kIdentity,
-                                 job.metric_options);
+                                 ScoreTransform::kIdentity, job.metric_options);
   const std::vector<double> train_values =
       train_ndcg(ScoreLinear(train, linear->weights));
   StoreMetrics(metric_names, train_values, &last.train);
   std::vector<double> valid_values;
   if (valid) {
-    const NdcgEvaluator valid_ndcg(valid, job.eval_at, 1,
-                                   ScoreTransform::kIdentity,
-                                   job.metric_options);
+    const NdcgEvaluator valid_ndcg(
+        valid, job.eval_at, 1, ScoreTransform::kIdentity, job.metric_options);
     valid_values = valid_ndcg(ScoreLinear(*valid, linear->weights));
     StoreMetrics(metric_names, valid_values, &last.valid);
   }
-  log(absl::StrFormat("%s: train %s valid %s", job.objective.name,
-                      FormatMetrics(metric_names, &train_values),
-                      FormatMetrics(metric_names,
-                                    valid ? &valid_values : nullptr)));
+  log(absl::StrFormat(
+      "%s: train %s valid %s", job.objective.name,
+      FormatMetrics(metric_names, &train_values),
+      FormatMetrics(metric_names, valid ? &valid_values : nullptr)));
   model.history.push_back(std::move(last));
   model.best_iteration = 0;
   return summary;

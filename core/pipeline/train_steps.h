@@ -68,8 +68,8 @@ absl::StatusOr<std::optional<Ensemble>> ReadInitModel(const TrainJob& job,
                                                       const Dataset& train);
 
 // job.feature_names_path's names (empty without one), one per feature.
-absl::StatusOr<std::vector<std::string>> ReadFeatureNames(
-    const TrainJob& job, int32_t num_features);
+absl::StatusOr<std::vector<std::string>> ReadFeatureNames(const TrainJob& job,
+                                                          int32_t num_features);
 
 // The lines that describe the data before training: the training set, the
 // learning rate when `learning_rate_was_auto`, a warning or note when few

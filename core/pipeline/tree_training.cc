@@ -34,17 +34,18 @@ double SecondsSince(TrainClock::time_point start) {
 // The objective bound to the validation set, for its loss in the history;
 // null (with a note) when it cannot be: e.g. McRank's classes come from the
 // labels, and the valid set's may differ from the training set's.
-std::shared_ptr<const Objective> ValidLossObjective(
-    const TrainJob& job, const Dataset& valid, int32_t num_outputs,
-    const TrainLog& log) {
+std::shared_ptr<const Objective> ValidLossObjective(const TrainJob& job,
+                                                    const Dataset& valid,
+                                                    int32_t num_outputs,
+                                                    const TrainLog& log) {
   absl::StatusOr<std::unique_ptr<Objective>> objective =
       MakeObjective(job.objective);
   absl::Status status = objective.status();
   if (status.ok()) status = (*objective)->Init(valid, job.booster.seed);
   if (status.ok() && (*objective)->num_outputs() != num_outputs) {
-    status = absl::FailedPreconditionError(absl::StrFormat(
-        "%d outputs on the valid set, %d on the training set",
-        (*objective)->num_outputs(), num_outputs));
+    status = absl::FailedPreconditionError(
+        absl::StrFormat("%d outputs on the valid set, %d on the training set",
+                        (*objective)->num_outputs(), num_outputs));
   }
   if (!status.ok()) {
     log(absl::StrCat("history: no valid loss (", status.message(), ")"));
@@ -150,16 +151,17 @@ absl::StatusOr<std::optional<Checkpoint>> ReadCheckpointForJob(
   if (!checkpoint.ok()) return checkpoint.status();
   if (checkpoint->job_digest != digest) {
     return absl::FailedPreconditionError(absl::StrCat(
-        path, ": the checkpoint is of another run (other flags, data or rank "
+        path,
+        ": the checkpoint is of another run (other flags, data or rank "
         "count); resume with the run's own flags and data, or use another "
         "--checkpoint_dir"));
   }
   const BoosterResult& state = checkpoint->state;
-  bool sound = state.trees.size() ==
-                   state.history.size() * static_cast<size_t>(num_outputs) &&
-               state.num_features == num_features &&
-               state.history.size() <=
-                   static_cast<size_t>(job.booster.num_trees);
+  bool sound =
+      state.trees.size() ==
+          state.history.size() * static_cast<size_t>(num_outputs) &&
+      state.num_features == num_features &&
+      state.history.size() <= static_cast<size_t>(job.booster.num_trees);
   for (const Tree& tree : state.trees) {
     for (int32_t feature : tree.split_feature) {
       sound = sound && feature < num_features;
@@ -194,8 +196,8 @@ absl::Status AttachCheckpoints(const TrainJob& job, const Dataset& train,
     log(absl::StrFormat("resuming from %s after iteration %d of %d",
                         CheckpointPath(job.checkpoint_dir), done,
                         job.booster.num_trees));
-    recorder->Resume(done, {from.train_metrics, from.valid_metrics,
-                            from.valid_losses});
+    recorder->Resume(
+        done, {from.train_metrics, from.valid_metrics, from.valid_losses});
     inputs->resume = &from.state;
   }
   const bool writes = reducer.rank() == 0;
@@ -291,8 +293,7 @@ absl::StatusOr<TrainSummary> TrainTreeModel(
   };
   if (job.on_iteration) {
     inputs.stop_after = [&recorder, &job](const IterationReport& report) {
-      return job.on_iteration(
-          recorder.At(report.iteration, report.train_loss));
+      return job.on_iteration(recorder.At(report.iteration, report.train_loss));
     };
   }
   std::optional<Checkpoint> resumed;
@@ -325,7 +326,8 @@ absl::StatusOr<TrainSummary> TrainTreeModel(
   model.parameters = job.parameters;
   if (!result->position_bias.empty()) {
     summary.position_bias = result->position_bias;
-    model.parameters["position_bias_curve"] = FormatCurve(result->position_bias);
+    model.parameters["position_bias_curve"] =
+        FormatCurve(result->position_bias);
     log(absl::StrCat("gam: learned position bias b_1..b_",
                      result->position_bias.size(), ": ",
                      FormatCurve(result->position_bias)));
@@ -346,8 +348,8 @@ absl::StatusOr<TrainSummary> TrainTreeModel(
         "early stopping: best iteration %d (valid ndcg@%d %s); kept %d of %d "
         "iterations",
         result->best_iteration, job.eval_at.front(),
-        FormatMetric(ValidScoreAt(model, job.eval_at.front(),
-                                  result->best_iteration)),
+        FormatMetric(
+            ValidScoreAt(model, job.eval_at.front(), result->best_iteration)),
         result->best_iteration, summary.iterations));
   }
   return summary;

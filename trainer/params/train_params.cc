@@ -32,7 +32,7 @@ constexpr TrainParamType TypeOf() {
 std::vector<TrainParam>* BuildTable() {
   auto* table = new std::vector<TrainParam>;
 #define PLRANK_TRAIN_PARAM(type, name, default_value, group, range, lightgbm, \
-                           ...)                                              \
+                           ...)                                               \
   table->push_back(TrainParam{#name, TypeOf<type>(), TrainParamGroup::group,  \
                               absl::UnparseFlag(type(default_value)), range,  \
                               lightgbm, std::string(__VA_ARGS__)});
@@ -86,16 +86,16 @@ std::string TrainParamFlagHelp(absl::string_view name) {
 absl::Status SetTrainParam(absl::string_view name, absl::string_view text,
                            TrainParamValues* values) {
   std::string error;
-#define PLRANK_TRAIN_PARAM(type, param, ...)                                \
-  if (name == #param) {                                                     \
-    if (!absl::ParseFlag(text, &values->param, &error)) {                   \
-      return absl::InvalidArgumentError(absl::StrCat(                       \
-          "parameter ", name, "='", text, "': not a valid ",                \
-          TrainParamTypeName(TypeOf<type>()), error.empty() ? "" : ": ",    \
-          error));                                                          \
-    }                                                                       \
-    values->given.emplace(name);                                            \
-    return absl::OkStatus();                                                \
+#define PLRANK_TRAIN_PARAM(type, param, ...)                              \
+  if (name == #param) {                                                   \
+    if (!absl::ParseFlag(text, &values->param, &error)) {                 \
+      return absl::InvalidArgumentError(                                  \
+          absl::StrCat("parameter ", name, "='", text, "': not a valid ", \
+                       TrainParamTypeName(TypeOf<type>()),                \
+                       error.empty() ? "" : ": ", error));                \
+    }                                                                     \
+    values->given.emplace(name);                                          \
+    return absl::OkStatus();                                              \
   }
 #include "trainer/params/train_params.inc"
 #undef PLRANK_TRAIN_PARAM

@@ -16,8 +16,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "core/pipeline/click_training.h"
 #include "core/objectives/registry.h"
+#include "core/pipeline/click_training.h"
 
 namespace plrank::cli {
 

@@ -62,8 +62,7 @@ TEST(MetricRecorderTest, EveryIterationWithHistoryButNoProgressLines) {
 TEST(MetricRecorderTest, EarlyStoppingComputesTheFirstValidCutoffEachTime) {
   const Dataset data = OneQuery();
   MetricRecorder recorder({1, 3}, /*log_period=*/10, 10, false);
-  Evaluator valid = recorder.ValidEvaluator(Ndcg(data), true, nullptr,
-                                            nullptr);
+  Evaluator valid = recorder.ValidEvaluator(Ndcg(data), true, nullptr, nullptr);
   EXPECT_EQ(valid(kPerfect), 1.0);  // iteration 1: first cut-off only
   EXPECT_THAT(recorder.At(1, 0.0).valid, ElementsAre(Pair("ndcg@1", 1.0)));
   EXPECT_TRUE(std::isnan(recorder.ValidLossAt(1)));

@@ -103,8 +103,7 @@ TEST(TrainStepsTest, ResolveAutoSettingsMakesEveryAutoConcreteAndRecordsIt) {
   TrainJob other = job;
   other.objective.name = "lambdamart";
   other.auto_learning_rate = false;
-  EXPECT_EQ(ResolveAutoSettings(other, 100'000).objective.pl_weighting,
-            "auto");
+  EXPECT_EQ(ResolveAutoSettings(other, 100'000).objective.pl_weighting, "auto");
 }
 
 TEST(TrainStepsTest, CheckTrainingDataRefusesEmptyAndMismatchedSets) {
@@ -127,8 +126,8 @@ TEST(TrainStepsTest, ReadInitModelChecksTheDataWidth) {
   EXPECT_FALSE(ReadInitModel(job, Small())->has_value());
   const Dataset six = Generated(20);
   absl::StatusOr<TrainSummary> trained =
-      TrainTreeModel(job, six, nullptr, std::nullopt, false,
-                     TrainClock::now(), [](const std::string&) {});
+      TrainTreeModel(job, six, nullptr, std::nullopt, false, TrainClock::now(),
+                     [](const std::string&) {});
   ASSERT_TRUE(trained.ok()) << trained.status();
   job.init_model_path = TempPath("train_steps_init.pb");
   ASSERT_TRUE(WriteModelFile(trained->model, job.init_model_path).ok());
@@ -180,11 +179,10 @@ TEST(TrainStepsTest, CheckDistributedRunIsSilentInOneProcess) {
   TrainJob job = SmallJob();
   job.objective.name = "ca";
   std::vector<std::string> log;
-  EXPECT_TRUE(CheckDistributedRun(job, Small(), nullptr, 2,
-                                  [&](const std::string& line) {
-                                    log.push_back(line);
-                                  })
-                  .ok());
+  EXPECT_TRUE(
+      CheckDistributedRun(job, Small(), nullptr, 2,
+                          [&](const std::string& line) { log.push_back(line); })
+          .ok());
   EXPECT_THAT(log, IsEmpty());
 }
 
@@ -201,11 +199,11 @@ TEST(TrainStepsTest, TrainLinearModelRefusesWeightsAndBackgroundModels) {
                   .status()
                   .message(),
               HasSubstr("takes no weights"));
-  EXPECT_THAT(TrainLinearModel(*ca, job, Generated(20), nullptr, true, now,
-                               quiet)
-                  .status()
-                  .message(),
-              HasSubstr("--init_model applies to tree objectives"));
+  EXPECT_THAT(
+      TrainLinearModel(*ca, job, Generated(20), nullptr, true, now, quiet)
+          .status()
+          .message(),
+      HasSubstr("--init_model applies to tree objectives"));
 }
 
 TEST(TrainStepsTest, TrainLinearModelRecordsEveryCutoffOfTheFinalWeights) {
@@ -242,10 +240,9 @@ TEST(TrainStepsTest, TrainTreeModelKeepsEveryIterationsMetricsWithHistory) {
     EXPECT_EQ(metrics.train.size(), 2u);
     return false;
   };
-  absl::StatusOr<TrainSummary> summary =
-      TrainTreeModel(job, train, &valid, std::nullopt,
-                     /*record_history=*/true, TrainClock::now(),
-                     [](const std::string&) {});
+  absl::StatusOr<TrainSummary> summary = TrainTreeModel(
+      job, train, &valid, std::nullopt,
+      /*record_history=*/true, TrainClock::now(), [](const std::string&) {});
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(callbacks, 3);
   EXPECT_EQ(summary->iterations, 3);
@@ -263,13 +260,13 @@ TEST(TrainStepsTest, TrainTreeModelContinuesABackgroundModel) {
   TrainJob job = SmallJob();
   job.objective.name = "lambdamart";
   const Dataset train = Generated(30);
-  absl::StatusOr<TrainSummary> first = TrainTreeModel(
-      job, train, nullptr, std::nullopt, false, TrainClock::now(),
-      [](const std::string&) {});
+  absl::StatusOr<TrainSummary> first =
+      TrainTreeModel(job, train, nullptr, std::nullopt, false,
+                     TrainClock::now(), [](const std::string&) {});
   ASSERT_TRUE(first.ok()) << first.status();
-  absl::StatusOr<TrainSummary> second = TrainTreeModel(
-      job, train, nullptr, first->model, false, TrainClock::now(),
-      [](const std::string&) {});
+  absl::StatusOr<TrainSummary> second =
+      TrainTreeModel(job, train, nullptr, first->model, false,
+                     TrainClock::now(), [](const std::string&) {});
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_THAT(second->model.trees, SizeIs(6));
   EXPECT_THAT(second->model.history, SizeIs(3));
