@@ -117,7 +117,7 @@ ObjectiveOptions ResolveAutoObjectiveOptions(ObjectiveOptions options,
 }
 
 ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base) {
-  const PlackettLuceOptions paper;  // its defaults are the paper's
+  const PlackettLuceOptions paper = PaperPlackettLuceOptions();
   base.pl_topk = paper.topk;
   base.pl_ties = PlTiesName(paper.ties);
   base.pl_weighting = PlWeightingName(paper.weighting);
