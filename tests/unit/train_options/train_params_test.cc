@@ -3,6 +3,10 @@
 // records are made of.
 #include "trainer/params/train_params.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -11,6 +15,8 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "common/lightgbm_params.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -135,6 +141,60 @@ TEST(TrainParamsTest, PaperPresetIsWhatTheArtifactRecords) {
   job = TrainJobFromParams({{"position_debias", "ips"}});
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_EQ(job->parameters.at("position_debias"), "ips");
+}
+
+}  // namespace
+}  // namespace plrank::cli
+
+namespace plrank::cli {
+namespace {
+
+// docs/cli.md holds the table as markdown between two markers; this test
+// fails when it drifts from train_params.inc, printing the block to paste
+// (or, with PLRANK_UPDATE_DOCS=1, writing it).
+std::string MarkdownTable() {
+  std::string text =
+      "| parameter | type | default | range | LightGBM |\n"
+      "| --- | --- | --- | --- | --- |\n";
+  for (const TrainParam& param : TrainParams()) {
+    const std::string default_value =
+        param.default_value.empty() ? "" : "`" + param.default_value + "`";
+    const std::string lightgbm =
+        param.lightgbm.empty() ? "" : "`" + param.lightgbm + "`";
+    std::string range = param.range;
+    absl::StrReplaceAll({{"|", "\\|"}}, &range);
+    absl::StrAppend(&text, "| `--", param.name, "` | ",
+                    TrainParamTypeName(param.type), " | ", default_value,
+                    " | ", range, " | ", lightgbm, " |\n");
+  }
+  return text;
+}
+
+TEST(TrainParamsTest, TheManualListsTheTable) {
+  const std::filesystem::path source =
+      std::filesystem::path(__FILE__).parent_path() / "../../../docs/cli.md";
+  std::ifstream in(source);
+  ASSERT_TRUE(in.good()) << source;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string doc = buffer.str();
+  const std::string begin = "<!-- train-params:begin -->\n";
+  const std::string end = "<!-- train-params:end -->";
+  const size_t from = doc.find(begin);
+  const size_t to = doc.find(end);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  const std::string listed = doc.substr(from + begin.size(),
+                                        to - from - begin.size());
+  const std::string expected = MarkdownTable();
+  if (listed != expected && std::getenv("PLRANK_UPDATE_DOCS") != nullptr) {
+    doc.replace(from + begin.size(), to - from - begin.size(), expected);
+    std::ofstream(source) << doc;
+    return;
+  }
+  EXPECT_EQ(listed, expected)
+      << "docs/cli.md's parameter table is not train_params.inc's; rerun "
+         "with PLRANK_UPDATE_DOCS=1 to rewrite it";
 }
 
 }  // namespace
