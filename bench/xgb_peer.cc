@@ -45,7 +45,7 @@ PLRANK_BENCH_TRAIN_FLAG(leaves, 31, "max_leaves (lossguide growth, no depth cap)
 PLRANK_BENCH_TRAIN_FLAG(learning_rate, 0.1, "eta");
 PLRANK_BENCH_TRAIN_FLAG(max_bin, 255, "histogram bins per feature");
 PLRANK_BENCH_TRAIN_FLAG(num_threads, 2, "nthread");
-ABSL_FLAG(int32_t, seed, 0, "XGBoost seed");
+PLRANK_BENCH_TRAIN_FLAG(seed, 0, "XGBoost seed");
 ABSL_FLAG(std::string, xgb_params, "",
           "further XGBoost parameters, name=value,name=value, set after the "
           "ones the flags above set (so they win): e.g. "
