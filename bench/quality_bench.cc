@@ -29,6 +29,7 @@
 #include "bench/child_process.h"
 #include "bench/quality_report.h"
 #include "bench/quality_run.h"
+#include "bench/train_flag.h"
 #include "common/program.h"
 #include "core/data/file_io.h"
 
@@ -71,20 +72,20 @@ ABSL_FLAG(std::string, gen_flags, "",
           "--out_prefix stay the benchmark's), e.g. '--noise=1.6' to "
           "see which system overfits noisy labels or '--mean_docs=70 "
           "--features=80' for another shape");
-ABSL_FLAG(int32_t, trees, 0, "trees (0: 100 on real sets, 300 on generated)");
-ABSL_FLAG(int32_t, leaves, 31, "leaves per tree");
-ABSL_FLAG(double, learning_rate, 0.1, "shrinkage");
+PLRANK_BENCH_TRAIN_FLAG(trees, 0, "trees (0: 100 on real sets, 300 on generated)");
+PLRANK_BENCH_TRAIN_FLAG(leaves, 31, "leaves per tree");
+PLRANK_BENCH_TRAIN_FLAG(learning_rate, 0.1, "shrinkage");
 ABSL_FLAG(bool, plrank_auto_learning_rate, false,
           "give the PLRank variants no --learning_rate, so that plrank-train "
           "picks its own (auto: 0.1 below 50,000 training documents, else "
           "20 / trees within [0.1, 0.2]); the peers keep --learning_rate. "
           "With --systems=xgb_pairwise_defaults,xgb_ndcg_defaults and "
           "--trees=100 --min_data_in_leaf=20: each tool at its own defaults");
-ABSL_FLAG(int32_t, min_data_in_leaf, 0,
+PLRANK_BENCH_TRAIN_FLAG(min_data_in_leaf, 0,
           "plrank-train --min_data_in_leaf (0: 5 on real sets, 20 on "
           "generated; XGBoost has no such setting)");
-ABSL_FLAG(int32_t, max_bin, 255, "histogram bins per feature");
-ABSL_FLAG(int32_t, num_threads, 2, "threads of every training run");
+PLRANK_BENCH_TRAIN_FLAG(max_bin, 255, "histogram bins per feature");
+PLRANK_BENCH_TRAIN_FLAG(num_threads, 2, "threads of every training run");
 ABSL_FLAG(int32_t, jobs, 1, "training runs at the same time");
 ABSL_FLAG(std::string, bin_dir, "",
           "where plrank-train, plrank-eval, plrank-datagen and plrank-xgb-peer "

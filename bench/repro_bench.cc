@@ -22,6 +22,7 @@
 #include "bench/repro_report.h"
 #include "bench/repro_sweep.h"
 #include "bench/repro_systems.h"
+#include "bench/train_flag.h"
 #include "common/program.h"
 #include "core/data/file_io.h"
 
@@ -32,15 +33,15 @@ ABSL_FLAG(std::string, systems, "all",
           "comma-separated systems: plrank<m>, lambdamart, mcrank, mart1, "
           "mart2, cmart1, cosmart, ccosmart, klmart, cklmart, ca, listmle; "
           "'all' = plrank1,plrank3 and the eleven others");
-ABSL_FLAG(int32_t, trees, 100, "boosting iterations of every tree system");
-ABSL_FLAG(int32_t, leaves, 31, "leaves per tree");
-ABSL_FLAG(double, learning_rate, 0.1, "shrinkage");
+PLRANK_BENCH_TRAIN_FLAG(trees, 100, "boosting iterations of every tree system");
+PLRANK_BENCH_TRAIN_FLAG(leaves, 31, "leaves per tree");
+PLRANK_BENCH_TRAIN_FLAG(learning_rate, 0.1, "shrinkage");
 ABSL_FLAG(
     double, mcrank_trees_factor, 2.5,
     "McRank trains round(trees x this) iterations (the paper: 2500 vs 1000)");
 ABSL_FLAG(int32_t, max_folds, 0, "use only the first N folds (0 = all)");
-ABSL_FLAG(int32_t, num_threads, 2, "threads of every training run");
-ABSL_FLAG(uint64_t, seed, 1, "seed of every training run");
+PLRANK_BENCH_TRAIN_FLAG(num_threads, 2, "threads of every training run");
+PLRANK_BENCH_TRAIN_FLAG(seed, 1, "seed of every training run");
 ABSL_FLAG(std::string, reference, "plrank1",
           "Table 1 marks significant differences from this system");
 ABSL_FLAG(std::string, obj_list, "3,6,9,12,15,18,21",

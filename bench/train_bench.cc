@@ -33,6 +33,7 @@
 #include "bench/child_process.h"
 #include "bench/score_evaluation.h"
 #include "bench/scratch_directory.h"
+#include "bench/train_flag.h"
 #include "common/program.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_reader.h"
@@ -54,15 +55,15 @@ ABSL_FLAG(std::string, systems, "plrank,plrank_k10,paper1,xgb_ndcg,xgb_pairwise"
           "systems to run: plrank (PLRank's defaults), plrank_k<K> (the "
           "defaults with --pl_topk=K, 0 = all), paper<m> or plrank<m> (the "
           "paper's PLRank(obj=m), --pl_paper), xgb_ndcg, xgb_pairwise");
-ABSL_FLAG(int32_t, trees, 0, "boosting rounds (0: 100 on folds, 300 generated)");
-ABSL_FLAG(int32_t, leaves, 31, "leaves per tree");
-ABSL_FLAG(double, learning_rate, 0.1, "shrinkage");
-ABSL_FLAG(int32_t, num_threads, 2, "threads for every system");
-ABSL_FLAG(int32_t, max_bin, 255, "histogram bins per feature");
+PLRANK_BENCH_TRAIN_FLAG(trees, 0, "boosting rounds (0: 100 on folds, 300 generated)");
+PLRANK_BENCH_TRAIN_FLAG(leaves, 31, "leaves per tree");
+PLRANK_BENCH_TRAIN_FLAG(learning_rate, 0.1, "shrinkage");
+PLRANK_BENCH_TRAIN_FLAG(num_threads, 2, "threads for every system");
+PLRANK_BENCH_TRAIN_FLAG(max_bin, 255, "histogram bins per feature");
 ABSL_FLAG(int32_t, repeats, 1,
           "train each system this many times per fold and keep the fastest "
           "run (damps noise from other load on a shared machine)");
-ABSL_FLAG(int32_t, seed, 1, "seed for every system and the generator");
+PLRANK_BENCH_TRAIN_FLAG(seed, 1, "seed for every system and the generator");
 ABSL_FLAG(int32_t, gen_queries, 4000, "generated set: number of queries");
 ABSL_FLAG(int32_t, gen_mean_docs, 120, "generated set: mean documents/query");
 ABSL_FLAG(int32_t, gen_features, 136, "generated set: features");

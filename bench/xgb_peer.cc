@@ -26,6 +26,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "bench/dense_rows.h"
+#include "bench/train_flag.h"
 #include "bench/xgb_call.h"
 #include "common/program.h"
 #include "core/data/dataset.h"
@@ -39,12 +40,12 @@ ABSL_FLAG(std::string, scores_out, "",
 ABSL_FLAG(std::string, model_out, "", "optional XGBoost model file (.json)");
 ABSL_FLAG(std::string, objective, "rank:ndcg",
           "XGBoost objective: rank:ndcg, rank:pairwise or rank:map");
-ABSL_FLAG(int32_t, trees, 100, "boosting rounds");
-ABSL_FLAG(int32_t, leaves, 31, "max_leaves (lossguide growth, no depth cap)");
-ABSL_FLAG(double, learning_rate, 0.1, "eta");
-ABSL_FLAG(int32_t, max_bin, 255, "histogram bins per feature");
-ABSL_FLAG(int32_t, num_threads, 2, "nthread");
-ABSL_FLAG(int32_t, seed, 0, "XGBoost seed");
+PLRANK_BENCH_TRAIN_FLAG(trees, 100, "boosting rounds");
+PLRANK_BENCH_TRAIN_FLAG(leaves, 31, "max_leaves (lossguide growth, no depth cap)");
+PLRANK_BENCH_TRAIN_FLAG(learning_rate, 0.1, "eta");
+PLRANK_BENCH_TRAIN_FLAG(max_bin, 255, "histogram bins per feature");
+PLRANK_BENCH_TRAIN_FLAG(num_threads, 2, "nthread");
+PLRANK_BENCH_TRAIN_FLAG(seed, 0, "XGBoost seed");
 ABSL_FLAG(std::string, xgb_params, "",
           "further XGBoost parameters, name=value,name=value, set after the "
           "ones the flags above set (so they win): e.g. "

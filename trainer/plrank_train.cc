@@ -12,16 +12,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/boosting/reducer.h"
 #include "absl/strings/str_format.h"
+#include "core/boosting/reducer.h"
 #include "core/data/file_io.h"
 #include "core/pipeline/propensity_estimation.h"
 #include "core/pipeline/train_job.h"
 #include "trainer/cli/cli_common.h"
+#include "trainer/distributed/launch.h"
 #include "trainer/train_options.h"
-#ifdef PLRANK_WITH_MPI
-#include "trainer/distributed/mpi_reducer.h"
-#endif
 
 ABSL_DECLARE_FLAG(std::string, train);
 ABSL_DECLARE_FLAG(std::string, model_out);
@@ -73,32 +71,15 @@ int EstimatePropensitiesAndExit(const plrank::TrainJob& job) {
 int main(int argc, char** argv) {
   // Under mpirun (and only then) MPI is initialised before the flags are
   // parsed, as MPI_Init may edit argv.
-  std::unique_ptr<plrank::Reducer> reducer;
-#ifdef PLRANK_WITH_MPI
-  plrank::distributed::MpiReducer* mpi = nullptr;
-  if (plrank::distributed::LaunchedByMpi()) {
-    std::unique_ptr<plrank::distributed::MpiReducer> created =
-        plrank::distributed::MpiReducer::Create(&argc, &argv);
-    mpi = created.get();
-    reducer = std::move(created);
-  }
-#endif
+  std::unique_ptr<plrank::distributed::Launch> launch =
+      plrank::distributed::Launch::Start(&argc, &argv);
+  plrank::Reducer* const reducer = launch->reducer();
   plrank::cli::ParseFlagsAndKeyValuesOrDie(
       argc, argv,
       "Trains a ranking model.\n  plrank-train --train=F [--valid=F] "
       "--model_out=model.pb [flags]\n"
-      "  plrank-train config=train.conf [key=value ...] (LightGBM style)\n"
-#ifdef PLRANK_WITH_MPI
-      "Distributed (data-parallel by query, tree objectives only; the linear "
-      "rankers ca and listmle train single-process):\n"
-      "  mpirun -np N plrank-train --train=F ... (each rank reads only its "
-      "share: its byte range of F, cut at query starts, or its own file when "
-      "F holds {rank}, e.g. --train=part-{rank}-of-{ranks}.txt; rank 0 "
-      "writes the model and checkpoints)"
-#else
-      "Single-process only: this build has no MPI (docs/distributed.md)"
-#endif
-      ,
+      "  plrank-train config=train.conf [key=value ...] (LightGBM style)\n" +
+          plrank::distributed::LaunchUsage(),
       plrank::cli::TrainFlagNames());
   const int32_t rank = reducer ? reducer->rank() : 0;
   const int32_t num_ranks = reducer ? reducer->num_ranks() : 1;
@@ -129,7 +110,7 @@ int main(int argc, char** argv) {
     absl::StatusOr<plrank::TrainJob> job =
         plrank::cli::TrainJobFromFlags(WasGiven);
     if (!job.ok()) return plrank::cli::Fail(job.status());
-    job->reducer = reducer.get();
+    job->reducer = reducer;
     if (rank != 0) {
       // The same lines as rank 0's: say them once.
     } else if (const std::vector<std::string> ignored =
@@ -163,27 +144,13 @@ int main(int argc, char** argv) {
     if (rank != 0) return 0;
     std::printf("load_seconds=%.3f\ntrain_seconds=%.3f\n",
                 summary->load_seconds, summary->train_seconds);
-#ifdef PLRANK_WITH_MPI
-    if (mpi != nullptr && mpi->num_ranks() > 1) {
-      // Rank 0's: every rank sends the same amount; the reduce seconds
-      // include waiting for slower ranks.
-      std::printf("distributed_bytes_sent_per_iteration=%.0f\n"
-                  "distributed_reduce_seconds=%.3f\n",
-                  summary->iterations > 0
-                      ? static_cast<double>(mpi->bytes_sent()) /
-                            summary->iterations
-                      : 0.0,
-                  mpi->seconds_in_sum());
-    }
-#endif
+    std::printf("%s", launch->RunStats(summary->iterations).c_str());
     return 0;
   });
-#ifdef PLRANK_WITH_MPI
   // A failed rank ends every rank (non-zero), so no rank waits forever in a
   // collective and rank 0 never gets to write a model.
-  if (code != 0 && mpi != nullptr && num_ranks > 1) mpi->Abort(code);
-#endif
+  launch->EndIfFailed(code);
   std::fflush(stdout);
-  reducer.reset();  // MPI_Finalize
+  launch.reset();  // MPI_Finalize
   return code;
 }

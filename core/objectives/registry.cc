@@ -117,7 +117,7 @@ ObjectiveOptions ResolveAutoObjectiveOptions(ObjectiveOptions options,
 }
 
 ObjectiveOptions PaperObjectiveOptions(ObjectiveOptions base) {
-  const PlackettLuceOptions paper;  // its defaults are the paper's
+  const PlackettLuceOptions paper = PaperPlackettLuceOptions();
   base.pl_topk = paper.topk;
   base.pl_ties = PlTiesName(paper.ties);
   base.pl_weighting = PlWeightingName(paper.weighting);
@@ -140,6 +140,13 @@ absl::StatusOr<std::unique_ptr<Objective>> MakeObjective(
       "objective '", options.name, "' is not a tree objective",
       ObjectiveNameHint(options.name),
       "; tree objectives: ", absl::StrJoin(TreeObjectives(), ", ")));
+}
+
+ObjectiveTraits TraitsOf(const std::string& name) {
+  ObjectiveTraits traits;
+  traits.auto_learning_rate = name == "plrank";
+  traits.position_bias = name == "plrank" || name == "lambdamart";
+  return traits;
 }
 
 std::vector<std::string> TreeObjectives() {

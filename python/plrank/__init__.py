@@ -38,7 +38,8 @@ _add_stub_portions()
 
 from plrank import _core  # noqa: E402
 
-__all__ = ["Model", "PLRanker", "load_model", "read_letor", "train", "param_names"]
+__all__ = ["Model", "PLRanker", "load_model", "read_letor", "train", "param_names",
+           "param_table"]
 
 
 def __getattr__(name: str) -> Any:
@@ -67,6 +68,16 @@ _NOT_PARAMS = {
 def param_names() -> List[str]:
     """Every name plrank.train accepts: plrank-train's flags."""
     return [n for n in _core.train_param_names() if n not in _NOT_PARAMS]
+
+
+def param_table() -> List[Dict[str, str]]:
+    """The training parameters as plrank-train declares them, one dict per
+    parameter: name, type ("int32", "uint64", "double", "bool", "string"),
+    default (in flag syntax), range (accepted values in words, "" = any of
+    the type), lightgbm (LightGBM's name of it, "" = none) and help. Only
+    the names of param_names() are params of train()."""
+    return [row for row in _core.train_param_table()
+            if row["name"] not in _NOT_PARAMS]
 
 
 def _flag_value(name: str, value: Any) -> str:

@@ -588,4 +588,21 @@ PYBIND11_MODULE(_core, m) {
         py::arg("scores"), py::arg("k"));
 
   m.def("train_param_names", &plrank::cli::TrainFlagNames);
+
+  // The parameter table (trainer/params/train_params.inc), one dict per
+  // parameter in the table's order: what plrank.param_table() returns.
+  m.def("train_param_table", [] {
+    py::list table;
+    for (const plrank::cli::TrainParam& param : plrank::cli::TrainParams()) {
+      py::dict row;
+      row["name"] = param.name;
+      row["type"] = plrank::cli::TrainParamTypeName(param.type);
+      row["default"] = param.default_value;
+      row["range"] = param.range;
+      row["lightgbm"] = param.lightgbm;
+      row["help"] = param.help;
+      table.append(row);
+    }
+    return table;
+  });
 }

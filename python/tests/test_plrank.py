@@ -167,6 +167,26 @@ def test_unknown_and_malformed_params():
     assert "model_out" not in plrank.param_names()
 
 
+def test_param_table_is_plrank_trains():
+    table = {row["name"]: row for row in plrank.param_table()}
+    assert sorted(table) == sorted(plrank.param_names())
+    assert table["seed"]["type"] == "uint64"
+    assert table["seed"]["default"] == "1"
+    assert table["leaves"] == {
+        "name": "leaves", "type": "int32", "default": "31", "range": ">= 2",
+        "lightgbm": "num_leaves", "help": "Leaves per tree (leaf-wise growth)."}
+    assert table["min_sum_hessian_in_leaf"]["default"] == "0.001"
+
+
+def test_paper_model_records_the_papers_settings(data):
+    model = plrank.train({"pl_paper": True, "trees": 2, "leaves": 4, "quiet": True},
+                         data / "d.train")
+    assert model.parameters["pl_max_leaf_step"] == "100"
+    assert model.parameters["pl_newton_damping"] == "1e-06"
+    assert model.parameters["pl_stop_at_lowest_label"] == "false"
+    assert model.parameters["pl_ties"] == "permutation"
+
+
 def test_core_errors_carry_the_message(tmp_path, data, model):
     missing = tmp_path / "missing.txt"
     with pytest.raises(OSError, match="missing.txt"):

@@ -85,6 +85,31 @@ TEST_F(CliTest, PlackettLuceDefaultAndPaperSwitch) {
   EXPECT_THAT(sampled_efron.err, HasSubstr("pl_ties=permutation"));
 }
 
+// A --pl_paper model says what trained it: its artifact and --dump record
+// the paper's settings, not the flags' defaults (product settings) that the
+// preset replaced.
+TEST_F(CliTest, PaperModelRecordsThePapersSettings) {
+  const std::string model = dir_.File("paper.pb");
+  const CommandResult train = RunCommand(
+      {BinPath("plrank-train"), "--train=" + prefix_ + ".train", "--trees=2",
+       "--leaves=4", "--pl_paper", "--model_out=" + model});
+  ASSERT_EQ(train.exit_code, 0) << train.err;
+  const CommandResult dump =
+      RunCommand({BinPath("plrank-eval"), "--model=" + model, "--dump"});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  for (const char* line :
+       {"  pl_paper = true\n", "  pl_topk = 10\n", "  pl_ties = permutation\n",
+        "  pl_weighting = uniform\n", "  pl_stop_at_lowest_label = false\n",
+        "  pl_newton_damping = 1e-06\n", "  pl_max_leaf_step = 100\n",
+        "  pl_normalize_queries = false\n", "  pl_diagonal_leaf_step = false\n",
+        "  pl_skip_tied_queries = false\n", "  split_gain = ls\n",
+        "  learning_rate = 0.1\n"}) {
+    EXPECT_THAT(dump.out, HasSubstr(line));
+  }
+  EXPECT_THAT(dump.out, Not(HasSubstr("pl_max_leaf_step = 0.6")));
+  EXPECT_THAT(dump.out, Not(HasSubstr("pl_newton_damping = 0.03")));
+}
+
 // --learning_rate not given: PLRank picks it from the training data (0.2
 // from 50,000 documents at 100 trees or fewer), says so and records it;
 // given, the flag is the rate, with no note.

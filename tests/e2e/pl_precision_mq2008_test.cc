@@ -76,7 +76,8 @@ TEST_P(PlPrecisionMq2008, DerivativesOfAHardTrainedModelMatchTheReference) {
   }
   EXPECT_GT(widest, 30.0);
 
-  PlackettLuceOptions options;  // K = 10, one sampled tie-break
+  // The paper's: K = 10, one sampled tie-break.
+  PlackettLuceOptions options = PaperPlackettLuceOptions();
   options.stop_at_lowest_label = true;
   PlackettLucePermutationObjective objective(options);
   ASSERT_TRUE(objective.Init(*data, 1).ok());

@@ -6,6 +6,22 @@
 
 namespace plrank {
 
+PlackettLuceOptions PaperPlackettLuceOptions() {
+  PlackettLuceOptions paper;
+  paper.topk = 10;
+  paper.permutations = 1;
+  paper.skip_tied_queries = false;
+  paper.stop_at_lowest_label = false;
+  paper.newton_damping = 1e-6;
+  paper.max_leaf_step = 100.0;
+  paper.ties = PlTies::kPermutation;
+  paper.weighting = PlWeighting::kUniform;
+  paper.normalize_queries = false;
+  paper.diagonal_leaf_step = false;
+  paper.newton_split_gain = false;
+  return paper;
+}
+
 absl::StatusOr<PlTies> ParsePlTies(const std::string& name) {
   if (name == "permutation") return PlTies::kPermutation;
   if (name == "efron") return PlTies::kEfron;

@@ -42,11 +42,17 @@ enum class PlWeighting {
   kSqrtPairs,  // the square root of that count
 };
 
-// Knobs of the Plackett-Luce (ListMLE) objective. Defaults reproduce the
-// paper as written (K = 10, one ground-truth permutation, all queries).
+// Knobs of the Plackett-Luce (ListMLE) objective. The defaults are the
+// product's, PLRank's own settings chosen by the multi-regime quality
+// benchmark (docs/training.md, "Choosing PLRank settings"): the whole
+// ranking, ties in closed form (Efron), stop at the query's lowest label, a
+// regularised leaf Newton step and the Newton split gain; the weighting is
+// uniform, the small-data choice of --pl_weighting=auto (which the registry
+// resolves by the training size, AutoPlWeighting). PaperPlackettLuceOptions()
+// is the paper as written.
 struct PlackettLuceOptions {
   // K: contexts per permutation are j = 1..min(topk, n); 0 = no cut-off.
-  int32_t topk = 10;
+  int32_t topk = 0;
   // m: ground-truth permutations (random tie-breaks) per query; the objective
   // is the MEAN of the m log-likelihoods.
   int32_t permutations = 1;
@@ -57,15 +63,15 @@ struct PlackettLuceOptions {
   bool skip_tied_queries = false;
   // K = min(topk, number of documents labelled above the query's lowest
   // label): stop before contexts that only choose among the least relevant.
-  bool stop_at_lowest_label = false;
+  bool stop_at_lowest_label = true;
   // Guard of the leaf Newton step (our choice): the denominator is
   //   -L''_U + lambda_l2 + newton_damping * (weighted contexts touching U),
   // i.e. a damping that scales with the number of terms summed in L''_U.
-  double newton_damping = 1e-6;
+  double newton_damping = 0.03;
   // |leaf value| is clipped to this before the learning rate; 0 = no clip.
-  double max_leaf_step = 100.0;
+  double max_leaf_step = 0.6;
   // Tie handling; kPermutation is the paper's.
-  PlTies ties = PlTies::kPermutation;
+  PlTies ties = PlTies::kEfron;
   PlWeighting weighting = PlWeighting::kUniform;
   // Tie groups only: scale each query's pick weights to sum to 1, so every
   // query counts the same whatever its number of relevant documents (as
@@ -76,10 +82,16 @@ struct PlackettLuceOptions {
   bool diagonal_leaf_step = false;
   // The split gain this configuration prefers under --split_gain=auto
   // (Objective::prefers_newton_split_gain): the paper fits trees by least
-  // squares; PLRank's default uses the Newton gain (README, "Choosing PLRank
-  // settings").
-  bool newton_split_gain = false;
+  // squares; PLRank's default uses the Newton gain.
+  bool newton_split_gain = true;
 };
+
+// The paper's PLRank as written (Xia, Zhai & Wang; --pl_paper): K = 10, one
+// sampled tie-break per query (permutations sets obj=m), every context down
+// to the last document, uniform weights, the unregularised exact Newton
+// step (damping 1e-6 and a clip of 100 only guard tiny curvature) and trees
+// fit by least squares.
+PlackettLuceOptions PaperPlackettLuceOptions();
 
 // --pl_weighting=auto, PLRank's default, picks the weighting from the size
 // of the training data: uniform below kAutoPlWeightingDocuments training

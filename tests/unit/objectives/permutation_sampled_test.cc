@@ -18,7 +18,7 @@ using testing::RandomDataset;
 using testing::RandomScores;
 
 PlackettLuceOptions Options(int topk, int permutations) {
-  PlackettLuceOptions options;
+  PlackettLuceOptions options = PaperPlackettLuceOptions();
   options.topk = topk;
   options.permutations = permutations;
   return options;

@@ -16,7 +16,7 @@ using testing::MakeDataset;
 using testing::RandomDataset;
 
 PlackettLuceOptions Options(int topk, int permutations) {
-  PlackettLuceOptions options;
+  PlackettLuceOptions options = PaperPlackettLuceOptions();
   options.topk = topk;
   options.permutations = permutations;
   return options;

@@ -34,7 +34,7 @@ Derivatives Compute(const PlackettLucePermutationObjective& objective,
 }
 
 PlackettLuceOptions Options(int topk, int permutations, bool stop) {
-  PlackettLuceOptions options;
+  PlackettLuceOptions options = PaperPlackettLuceOptions();
   options.topk = topk;
   options.permutations = permutations;
   options.stop_at_lowest_label = stop;

@@ -21,7 +21,7 @@ using testing::RandomScores;
 
 PlackettLuceOptions Options(PlTies ties, PlWeighting weighting, int topk,
                             bool stop) {
-  PlackettLuceOptions options;
+  PlackettLuceOptions options = PaperPlackettLuceOptions();
   options.ties = ties;
   options.weighting = weighting;
   options.topk = topk;

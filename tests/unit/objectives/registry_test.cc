@@ -136,5 +136,48 @@ TEST(RegistryTest, AutoPickWeightingFollowsTheTrainingSize) {
   EXPECT_FALSE(MakeObjective(bad).ok());
 }
 
+// PlackettLuceOptions{} is the product's PLRank, the one ObjectiveOptions{}
+// (the flags' defaults) builds; the paper is the named preset --pl_paper
+// applies.
+TEST(RegistryTest, PlackettLuceDefaultsAreTheProductsAndThePaperAPreset) {
+  const PlackettLuceOptions product;
+  const ObjectiveOptions options;
+  EXPECT_EQ(options.pl_topk, product.topk);
+  EXPECT_EQ(product.topk, 0);
+  EXPECT_EQ(options.pl_ties, "efron");
+  EXPECT_EQ(product.ties, PlTies::kEfron);
+  EXPECT_TRUE(product.stop_at_lowest_label);
+  EXPECT_EQ(product.newton_damping, 0.03);
+  EXPECT_EQ(product.max_leaf_step, 0.6);
+  EXPECT_TRUE(product.newton_split_gain);
+  EXPECT_EQ(options.pl_newton_damping, product.newton_damping);
+  EXPECT_EQ(options.pl_max_leaf_step, product.max_leaf_step);
+  EXPECT_EQ(options.pl_newton_split_gain, product.newton_split_gain);
+
+  const PlackettLuceOptions paper = PaperPlackettLuceOptions();
+  EXPECT_EQ(paper.topk, 10);
+  EXPECT_EQ(paper.permutations, 1);
+  EXPECT_EQ(paper.ties, PlTies::kPermutation);
+  EXPECT_EQ(paper.weighting, PlWeighting::kUniform);
+  EXPECT_FALSE(paper.stop_at_lowest_label);
+  EXPECT_EQ(paper.newton_damping, 1e-6);
+  EXPECT_EQ(paper.max_leaf_step, 100.0);
+  EXPECT_FALSE(paper.newton_split_gain);
+  const ObjectiveOptions applied = PaperObjectiveOptions(options);
+  EXPECT_EQ(applied.pl_topk, 10);
+  EXPECT_EQ(applied.pl_ties, "permutation");
+  EXPECT_EQ(applied.pl_weighting, "uniform");
+  EXPECT_EQ(applied.pl_max_leaf_step, 100.0);
+}
+
+TEST(RegistryTest, TraitsNameWhatTheJobAsksOfAnObjective) {
+  EXPECT_TRUE(TraitsOf("plrank").auto_learning_rate);
+  EXPECT_TRUE(TraitsOf("plrank").position_bias);
+  EXPECT_FALSE(TraitsOf("lambdamart").auto_learning_rate);
+  EXPECT_TRUE(TraitsOf("lambdamart").position_bias);
+  EXPECT_FALSE(TraitsOf("xendcg").position_bias);
+  EXPECT_FALSE(TraitsOf("ca").auto_learning_rate);
+}
+
 }  // namespace
 }  // namespace plrank

@@ -61,7 +61,7 @@ void ExpectDerivativesMatchLoss(QueryObjective& objective,
 }
 
 PlackettLuceOptions TieOptions(PlTies ties) {
-  PlackettLuceOptions options;
+  PlackettLuceOptions options = PaperPlackettLuceOptions();
   options.ties = ties;
   options.topk = 0;
   options.weighting = PlWeighting::kPosition;
@@ -226,7 +226,7 @@ TEST(TrainingWeightsTest, QueryOnlyLossesScaleQueriesAndRefuseDocuments) {
   refused.SetTrainingWeights(documents);
   EXPECT_THAT(std::string(refused.Init(data, 1).message()),
               ::testing::HasSubstr("takes query weights only"));
-  PlackettLuceOptions permutation;
+  PlackettLuceOptions permutation = PaperPlackettLuceOptions();
   permutation.ties = PlTies::kPermutation;
   PlackettLucePermutationObjective sampled(permutation);
   sampled.SetTrainingWeights(w);

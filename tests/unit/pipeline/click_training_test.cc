@@ -126,7 +126,7 @@ TEST(ClickWeightsTest, NothingToWeighIsEmptyAndMissingInputsAreErrors) {
 // the Newton step uses.
 TEST(PositionBiasTest, BiasDerivativeIsTheSumOfGradientsAtThePosition) {
   const Dataset log = ClickLog(11, 30, 5, 1.0);
-  PlackettLuceOptions options;
+  PlackettLuceOptions options = PaperPlackettLuceOptions();
   options.ties = PlTies::kEfron;
   options.topk = 0;
   options.stop_at_lowest_label = true;
@@ -166,7 +166,7 @@ TEST(PositionBiasTest, GamLearnsADecreasingCurveForBothLosses) {
     SCOPED_TRACE(name);
     std::unique_ptr<Objective> objective;
     if (std::string(name) == "plrank") {
-      PlackettLuceOptions options;
+      PlackettLuceOptions options = PaperPlackettLuceOptions();
       options.ties = PlTies::kEfron;
       options.topk = 0;
       options.stop_at_lowest_label = true;
@@ -200,7 +200,7 @@ TEST(PositionBiasTest, GamLearnsADecreasingCurveForBothLosses) {
 
 TEST(PositionBiasTest, MultiOutputAndBadPositionsAreRefused) {
   Dataset log = ClickLog(13, 3, 3, 1.0);
-  PlackettLuceObjective objective(PlackettLuceOptions{});
+  PlackettLuceObjective objective(PaperPlackettLuceOptions());
   ASSERT_TRUE(objective.Init(log, 1).ok());
   PositionBiasConfig bias;
   std::vector<int32_t> short_positions = {1, 2};
