@@ -13,6 +13,7 @@ The one line that differs by design is rank's timing line. Exit status: 0 ok,
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import secrets
 import stat
@@ -183,6 +184,13 @@ def _write_lines(path: str, lines: List[str]) -> None:
             "replace it (give a file path)")
     temp = f"{path}.tmp.{os.getpid()}.{secrets.token_hex(8)}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    # Locked until renamed, as the C++ writer does: the C++ tools remove the
+    # unlocked temporaries of a target, which killed writers left.
+    lock = os.dup(fd)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        pass
     try:
         with os.fdopen(fd, "w", encoding="ascii") as file:
             file.write(text)
@@ -195,6 +203,8 @@ def _write_lines(path: str, lines: List[str]) -> None:
         except OSError:
             pass
         raise
+    finally:
+        os.close(lock)
     directory = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
     try:
         os.fsync(directory)
