@@ -258,8 +258,54 @@ TEST_F(CliTest, ModelsDeclaringHugeFeatureCountsGiveOneClearError) {
                            ".train --quiet --trees=2 --model_out=" +
                            dir_.File("m.pb") + " --init_model=" + wide});
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.err, HasSubstr("is the feature count of --init_model " +
-                                    wide));
+  EXPECT_THAT(result.err,
+              HasSubstr("20 features, but the background model " + wide +
+                        " has 16777216"));
+}
+
+// Issue 39 item 11: --init_model of a 300-feature model on 46-feature data
+// trained silently (the data was padded to the model's width). A width
+// that does not fit is one error naming both counts; --num_features makes
+// the padding explicit.
+TEST_F(CliTest, BackgroundModelWidthMustFitTheData) {
+  const std::string base = dir_.File("base.pb");
+  ASSERT_EQ(Train({"--model_out=" + base}).exit_code, 0);  // 20 features
+  for (const char* features : {"12", "26"}) {
+    const std::string prefix = dir_.File(std::string("w") + features);
+    ASSERT_EQ(RunCommand({BinPath("plrank-datagen"), "--queries=20",
+                          "--mean_docs=10", std::string("--features=") + features,
+                          "--seed=4", "--out_prefix=" + prefix})
+                  .exit_code,
+              0);
+    const CommandResult result = RunCommand(
+        {BinPath("plrank-train"), "--train=" + prefix + ".train", "--trees=2",
+         "--quiet", "--model_out=" + dir_.File("m.pb"), "--init_model=" + base});
+    EXPECT_EQ(result.exit_code, 1) << features;
+    EXPECT_THAT(result.err, HasSubstr(prefix + ".train: " + features +
+                                      " features, but the background model " +
+                                      base + " has 20"));
+    EXPECT_FALSE(std::filesystem::exists(dir_.File("m.pb")));
+  }
+  const CommandResult padded = RunCommand(
+      {BinPath("plrank-train"), "--train=" + dir_.File("w12") + ".train",
+       "--trees=2", "--min_data_in_leaf=2", "--quiet", "--num_features=20",
+       "--model_out=" + dir_.File("m.pb"), "--init_model=" + base});
+  EXPECT_EQ(padded.exit_code, 0) << padded.err;
+}
+
+// Issue 39 item 11: a --history_out that fails after the model is written
+// exits 1, and says that the model is there.
+TEST_F(CliTest, FailedHistorySaysTheModelIsWritten) {
+  const std::string model = dir_.File("m.pb");
+  const CommandResult result =
+      Train({"--model_out=" + model,
+             "--history_out=" + dir_.File("no-such-dir/h.json")});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("no-such-dir/h.json"),
+                    HasSubstr("the model was written to " + model +
+                              " (only the history is missing)")));
+  EXPECT_TRUE(std::filesystem::exists(model));
 }
 
 TEST_F(CliTest, ScoresDoNotDependOnThreadCount) {
