@@ -1,4 +1,5 @@
 #include "core/data/file_io.h"
+#include "core/data/file_io_internal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -22,9 +23,9 @@
 #include "absl/strings/str_format.h"
 
 namespace plrank {
-namespace {
 
-// Reads errno first, so nothing in building the message can change it.
+namespace file_io_internal {
+
 absl::Status OsError(const std::string& path, std::string_view what) {
   const int error_number = errno;
   // ErrnoToStatus appends the OS reason itself.
@@ -33,7 +34,6 @@ absl::Status OsError(const std::string& path, std::string_view what) {
       absl::StrCat(path, ": ", absl::string_view(what.data(), what.size())));
 }
 
-// "a character device", ... for the refusal message.
 const char* FileKind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISCHR(mode)) return "a character device";
@@ -47,6 +47,35 @@ std::string DirectoryOf(const std::string& path) {
   std::string directory = std::filesystem::path(path).parent_path().string();
   return directory.empty() ? "." : directory;
 }
+
+absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n =
+        ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return OsError(path, "write failed");
+    }
+    written += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RefuseExisting(const std::string& path, mode_t mode,
+                            std::string_view why) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(path, ": exists and is ", FileKind(mode), ", ",
+                   absl::string_view(why.data(), why.size())));
+}
+
+}  // namespace file_io_internal
+
+namespace {
+
+using file_io_internal::DirectoryOf;
+using file_io_internal::OsError;
+using file_io_internal::WriteAll;
 
 // Unique per process and call, so concurrent writers (and a temp left by a
 // killed one) never collide; O_EXCL makes sure.
@@ -120,20 +149,6 @@ int64_t KillAfterBytesForTest() {
     return -1;
   }
   return bytes;
-}
-
-absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n =
-        ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return OsError(path, "write failed");
-    }
-    written += static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
 }
 
 // Writes the concatenated `pieces` to a new file `temp` and makes them
@@ -240,9 +255,9 @@ absl::Status CheckOutputTarget(const std::string& path) {
     return absl::OkStatus();
   }
   if (S_ISREG(info.st_mode)) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      path, ": exists and is ", FileKind(info.st_mode),
-      ", not a regular file; refusing to replace it (give a file path)"));
+  return file_io_internal::RefuseExisting(
+      path, info.st_mode,
+      "not a regular file; refusing to replace it (give a file path)");
 }
 
 absl::Status WriteFileAtomically(const std::string& path,

@@ -187,6 +187,18 @@ v1::RankRequest RankOfWeb() {
   return request;
 }
 
+// A client that opens `streams` reflection streams and never reads their
+// answers: 60 requests per stream, each answered with kilobytes, far more
+// than the socket buffers and flow-control windows hold, so each stream
+// keeps a server thread waiting to send.
+bool OpenGreedyStreams(RawConnection& greedy, int first, int streams) {
+  const std::vector<std::string> requests(60, FileContainingRanker());
+  for (int i = first; i < first + streams; ++i) {
+    if (!greedy.Call(2 * i + 1, kReflection, requests)) return false;
+  }
+  return true;
+}
+
 class ServerConnectionsTest : public ::testing::Test {
  protected:
   void StartServer(const std::vector<std::string>& extra) {
@@ -196,6 +208,21 @@ class ServerConnectionsTest : public ::testing::Test {
     server_ = std::make_unique<ServerProcess>(flags);
     ASSERT_TRUE(server_->ok()) << server_->Logs();
     ASSERT_TRUE(Eventually([&] { return RankOk(); })) << server_->Logs();
+  }
+
+  // A never-reading client opens 16 streams: their threads show up, then
+  // go once the server has closed the connection.
+  void HoldStreamsUntilTheServerCloses() {
+    const pid_t pid = server_->pid();
+    const int threads_before = Threads(pid);
+    RawConnection greedy(server_->port(), /*receive_buffer=*/4096);
+    ASSERT_TRUE(greedy.connected());
+    ASSERT_TRUE(greedy.AcknowledgeSettings());
+    ASSERT_TRUE(OpenGreedyStreams(greedy, 0, 16));
+    ASSERT_TRUE(Eventually([&] { return Threads(pid) >= threads_before + 8; }))
+        << Threads(pid) << " threads, " << threads_before << " before";
+    EXPECT_TRUE(Eventually([&] { return Threads(pid) <= threads_before + 4; }))
+        << Threads(pid) << " threads, " << threads_before << " before";
   }
 
   bool RankOk() {
@@ -236,18 +263,6 @@ TEST_F(ServerConnectionsTest, IdleConnectionsDoNotStretchTheDrain) {
   for (const auto& connection : idle) {
     EXPECT_TRUE(connection->ClosedByServer());
   }
-}
-
-// A client that opens `streams` reflection streams and never reads their
-// answers: 60 requests per stream, each answered with kilobytes, far more
-// than the socket buffers and flow-control windows hold, so each stream
-// keeps a server thread waiting to send.
-bool OpenGreedyStreams(RawConnection& greedy, int first, int streams) {
-  const std::vector<std::string> requests(60, FileContainingRanker());
-  for (int i = first; i < first + streams; ++i) {
-    if (!greedy.Call(2 * i + 1, kReflection, requests)) return false;
-  }
-  return true;
 }
 
 // Issue 39 item 1: a client that opens streams whose answers it never
@@ -292,16 +307,7 @@ TEST_F(ServerConnectionsTest, NeverReadingClientIsBounded) {
 // cannot answer a ping), and the threads come back.
 TEST_F(ServerConnectionsTest, KeepaliveClosesANeverReadingClient) {
   StartServer({"--keepalive_time_seconds=2", "--keepalive_timeout_seconds=1"});
-  const pid_t pid = server_->pid();
-  const int threads_before = Threads(pid);
-  RawConnection greedy(server_->port(), /*receive_buffer=*/4096);
-  ASSERT_TRUE(greedy.connected());
-  ASSERT_TRUE(greedy.AcknowledgeSettings());
-  ASSERT_TRUE(OpenGreedyStreams(greedy, 0, 16));
-  ASSERT_TRUE(Eventually([&] { return Threads(pid) >= threads_before + 8; }))
-      << Threads(pid) << " threads, " << threads_before << " before";
-  EXPECT_TRUE(Eventually([&] { return Threads(pid) <= threads_before + 4; }))
-      << Threads(pid) << " threads, " << threads_before << " before";
+  HoldStreamsUntilTheServerCloses();
   EXPECT_TRUE(RankOk());
 }
 
@@ -312,16 +318,7 @@ TEST_F(ServerConnectionsTest, AgedConnectionsAreClosed) {
   StartServer({"--max_connection_age_seconds=2",
                "--max_connection_age_grace_seconds=1",
                "--keepalive_time_seconds=3600"});
-  const pid_t pid = server_->pid();
-  const int threads_before = Threads(pid);
-  RawConnection greedy(server_->port(), /*receive_buffer=*/4096);
-  ASSERT_TRUE(greedy.connected());
-  ASSERT_TRUE(greedy.AcknowledgeSettings());
-  ASSERT_TRUE(OpenGreedyStreams(greedy, 0, 16));
-  ASSERT_TRUE(Eventually([&] { return Threads(pid) >= threads_before + 8; }))
-      << Threads(pid) << " threads, " << threads_before << " before";
-  EXPECT_TRUE(Eventually([&] { return Threads(pid) <= threads_before + 4; }))
-      << Threads(pid) << " threads, " << threads_before << " before";
+  HoldStreamsUntilTheServerCloses();
   for (int i = 0; i < 5; ++i) EXPECT_TRUE(RankOk()) << i;
 }
 
