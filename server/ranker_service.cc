@@ -16,80 +16,20 @@
 #include "server/http/gateway_protocol.h"
 #include "server/model_metadata.h"
 #include "server/ranking.h"
+#include "server/request_record.h"
 #include "server/wire_status.h"
 #include "server/lifecycle/echoed_text.h"
 
 namespace plrank::server {
 namespace {
 
-grpc::Status ToGrpc(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  // Echoed client strings are capped where they are quoted; this bounds
-  // the whole trailer whatever a message holds.
-  return grpc::Status(
-      static_cast<grpc::StatusCode>(status.code()),
-      TruncateForMessage(status.message(), kMaxErrorMessageBytes));
-}
-
-// CANCELLED / DEADLINE_EXCEEDED once the client gave up, so that a large
-// request stops scoring for nobody.
-absl::Status CheckClient(grpc::ServerContext* context) {
-  if (context->deadline() <= std::chrono::system_clock::now()) {
-    return absl::DeadlineExceededError(
-        "the client's deadline passed before scoring finished");
-  }
-  if (context->IsCancelled()) {
-    return absl::CancelledError("the client cancelled the request");
-  }
-  return absl::OkStatus();
-}
-
-// Times one RPC and records it on destruction.
-class RequestRecord {
+// Every Ranker RPC is recorded under its call's protocol (gRPC, or the
+// HTTP port's gateway).
+class RpcRecord : public RequestRecord {
  public:
-  RequestRecord(ServerMetrics* metrics, const char* method,
-                const grpc::ServerContext& context)
-      : metrics_(metrics),
-        method_(method),
-        protocol_(CallProtocol(context)),
-        start_(absl::Now()) {}
-  ~RequestRecord() {
-    if (metrics_ == nullptr) return;
-    metrics_->RecordProtocol(protocol_, method_,
-                             absl::StatusCodeToString(code_));
-    metrics_->RecordRequest(method_, model_, version_,
-                            absl::StatusCodeToString(code_),
-                            absl::ToDoubleSeconds(absl::Now() - start_),
-                            documents_);
-  }
-  // The model label: the requested name once it is known to exist, so
-  // arbitrary names from callers do not create label values.
-  void SetModel(const std::string& name, bool known) {
-    model_ = known ? name : "_unknown";
-  }
-  // Holds the version until the request is recorded: a retired version is
-  // released (and its metric series dropped) only after its last record.
-  void SetVersion(std::shared_ptr<const ServableVersion> version) {
-    model_ = version->model();
-    version_ = version->version_string();
-    held_ = std::move(version);
-  }
-  void SetDocuments(uint64_t documents) { documents_ = documents; }
-  grpc::Status Finish(const absl::Status& status) {
-    code_ = status.code();
-    return ToGrpc(status);
-  }
-
- private:
-  ServerMetrics* metrics_;
-  const char* method_;
-  const char* protocol_;
-  absl::Time start_;
-  std::string model_;
-  std::string version_;
-  uint64_t documents_ = 0;
-  absl::StatusCode code_ = absl::StatusCode::kUnknown;
-  std::shared_ptr<const ServableVersion> held_;
+  RpcRecord(ServerMetrics* metrics, const char* method,
+            const grpc::ServerContext& context)
+      : RequestRecord(metrics, method, CallProtocol(context)) {}
 };
 
 absl::StatusOr<std::shared_ptr<const ServableVersion>> ResolveFor(
@@ -126,7 +66,7 @@ absl::Status RankerService::RankAndLog(const ServableVersion& version,
   const bool log = impressions_ != nullptr && request.has_sampling();
   thread_local std::vector<double> scores;
   absl::Status status = RankDocuments(
-      version, request, limits_, [context] { return CheckClient(context); },
+      version, request, limits_, [context] { return CheckClient(*context); },
       response, log ? &scores : nullptr);
   if (!status.ok() || !log) return status;
   if (response->request_id().empty()) {
@@ -152,7 +92,7 @@ void NoteSize(MemoryReleaser* releaser, const ServableVersion& version,
 grpc::Status RankerService::Rank(grpc::ServerContext* context,
                                  const v1::RankRequest* request,
                                  v1::RankResponse* response) {
-  RequestRecord record(metrics_, "Rank", *context);
+  RpcRecord record(metrics_, "Rank", *context);
   record.SetDocuments(static_cast<uint64_t>(request->documents_size()));
   const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   auto version = ResolveFor(*snapshot, request->model_spec(), &record);
@@ -188,21 +128,8 @@ absl::Status CheckBatch(const v1::RankBatchRequest& request,
   if (request.requests_size() == 0) {
     return absl::InvalidArgumentError("the batch has no queries");
   }
-  if (static_cast<uint64_t>(request.requests_size()) >
-      limits.max_batch_queries) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        request.requests_size(),
-        " queries in one RankBatch request; this server accepts at most ",
-        limits.max_batch_queries, " (split the batch)"));
-  }
-  if (documents > limits.max_batch_documents) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        documents,
-        " documents over the queries of one RankBatch request; this server "
-        "accepts at most ",
-        limits.max_batch_documents, " (split the batch)"));
-  }
-  return absl::OkStatus();
+  return CheckBatchCounts(static_cast<uint64_t>(request.requests_size()),
+                          documents, limits, "RankBatch", "documents");
 }
 
 // The model label of a whole batch: its model when every query names the
@@ -225,7 +152,7 @@ void SetBatchModel(const ServingSnapshot& snapshot,
 grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
                                       const v1::RankBatchRequest* request,
                                       v1::RankBatchResponse* response) {
-  RequestRecord record(metrics_, "RankBatch", *context);
+  RpcRecord record(metrics_, "RankBatch", *context);
   uint64_t documents = 0;
   for (const v1::RankRequest& query : request->requests()) {
     documents += static_cast<uint64_t>(query.documents_size());
@@ -241,12 +168,12 @@ grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
   response->mutable_results()->Reserve(request->requests_size());
   for (const v1::RankRequest& query : request->requests()) {
     // A client that gave up gets no partial batch.
-    if (absl::Status status = CheckClient(context); !status.ok()) {
+    if (absl::Status status = CheckClient(*context); !status.ok()) {
       response->Clear();
       return record.Finish(status);
     }
     v1::RankBatchResult* result = response->add_results();
-    RequestRecord query_record(metrics_, "Rank", *context);
+    RpcRecord query_record(metrics_, "Rank", *context);
     query_record.SetDocuments(static_cast<uint64_t>(query.documents_size()));
     auto version = ResolveFor(*snapshot, query.model_spec(), &query_record);
     absl::Status status = version.status();
@@ -270,7 +197,7 @@ grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
     result->mutable_status()->set_message(std::string(status.message()));
     query_record.Finish(status);
   }
-  if (absl::Status status = CheckClient(context); !status.ok()) {
+  if (absl::Status status = CheckClient(*context); !status.ok()) {
     response->Clear();
     return record.Finish(status);
   }
@@ -280,14 +207,14 @@ grpc::Status RankerService::RankBatch(grpc::ServerContext* context,
 grpc::Status RankerService::Explain(grpc::ServerContext* context,
                                     const v1::ExplainRequest* request,
                                     v1::ExplainResponse* response) {
-  RequestRecord record(metrics_, "Explain", *context);
+  RpcRecord record(metrics_, "Explain", *context);
   record.SetDocuments(static_cast<uint64_t>(request->documents_size()));
   auto version =
       ResolveFor(*manager_->snapshot(), request->model_spec(), &record);
   if (!version.ok()) return record.Finish(version.status());
   const absl::Time start = absl::Now();
   absl::Status status = ExplainDocuments(
-      **version, *request, limits_, [context] { return CheckClient(context); },
+      **version, *request, limits_, [context] { return CheckClient(*context); },
       response);
   NoteSize(releaser_, **version,
            static_cast<uint64_t>(request->documents_size()));
@@ -301,7 +228,7 @@ grpc::Status RankerService::Explain(grpc::ServerContext* context,
 grpc::Status RankerService::Evaluate(grpc::ServerContext* context,
                                      const v1::EvaluateRequest* request,
                                      v1::EvaluateResponse* response) {
-  RequestRecord record(metrics_, "Evaluate", *context);
+  RpcRecord record(metrics_, "Evaluate", *context);
   auto version = ResolveFor(*manager_->snapshot(), request->model_spec(),
                             &record);
   if (!version.ok()) return record.Finish(version.status());
@@ -309,7 +236,7 @@ grpc::Status RankerService::Evaluate(grpc::ServerContext* context,
   if (!accumulator.ok()) return record.Finish(accumulator.status());
   const absl::Time start = absl::Now();
   absl::Status status = accumulator->AddQueries(
-      **version, *request, [context] { return CheckClient(context); });
+      **version, *request, [context] { return CheckClient(*context); });
   record.SetDocuments(accumulator->num_documents());
   NoteSize(releaser_, **version, accumulator->num_documents());
   if (status.ok()) status = accumulator->Finish(**version, response);
@@ -324,7 +251,7 @@ grpc::Status RankerService::EvaluateStream(
     grpc::ServerContext* context,
     grpc::ServerReader<v1::EvaluateRequest>* reader,
     v1::EvaluateResponse* response) {
-  RequestRecord record(metrics_, "EvaluateStream", *context);
+  RpcRecord record(metrics_, "EvaluateStream", *context);
   // A stream holds this thread while it waits for the client: admitted
   // only within the guard's bound, and cancelled when idle or too long.
   std::unique_ptr<StreamGuard::Lease> lease;
@@ -358,11 +285,11 @@ grpc::Status RankerService::EvaluateStream(
   do {
     const absl::Time start = absl::Now();
     status = accumulator->AddQueries(
-        **version, message, [context] { return CheckClient(context); });
+        **version, message, [context] { return CheckClient(*context); });
     scoring_seconds += absl::ToDoubleSeconds(absl::Now() - start);
   } while (status.ok() && read(&message));
   if (status.ok() && lease != nullptr) status = lease->TimedOut();
-  if (status.ok()) status = CheckClient(context);
+  if (status.ok()) status = CheckClient(*context);
   record.SetDocuments(accumulator->num_documents());
   NoteSize(releaser_, **version, accumulator->num_documents());
   if (status.ok()) status = accumulator->Finish(**version, response);
@@ -376,7 +303,7 @@ grpc::Status RankerService::EvaluateStream(
 grpc::Status RankerService::GetModelMetadata(
     grpc::ServerContext* context, const v1::GetModelMetadataRequest* request,
     v1::GetModelMetadataResponse* response) {
-  RequestRecord record(metrics_, "GetModelMetadata", *context);
+  RpcRecord record(metrics_, "GetModelMetadata", *context);
   const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
   auto version = ResolveFor(*snapshot, request->model_spec(), &record);
   if (!version.ok()) return record.Finish(version.status());
@@ -388,7 +315,7 @@ grpc::Status RankerService::GetModelMetadata(
 grpc::Status RankerService::GetModelStatus(
     grpc::ServerContext* context, const v1::GetModelStatusRequest* request,
     v1::GetModelStatusResponse* response) {
-  RequestRecord record(metrics_, "GetModelStatus", *context);
+  RpcRecord record(metrics_, "GetModelStatus", *context);
   if (absl::Status access =
           CheckAdminAccess(admin_, *context, "GetModelStatus");
       !access.ok()) {
@@ -411,7 +338,7 @@ grpc::Status RankerService::GetModelStatus(
 grpc::Status RankerService::ListModels(grpc::ServerContext* context,
                                        const v1::ListModelsRequest* request,
                                        v1::ListModelsResponse* response) {
-  RequestRecord record(metrics_, "ListModels", *context);
+  RpcRecord record(metrics_, "ListModels", *context);
   if (absl::Status access = CheckAdminAccess(admin_, *context, "ListModels");
       !access.ok()) {
     return record.Finish(access);
@@ -426,7 +353,7 @@ grpc::Status RankerService::ListModels(grpc::ServerContext* context,
 grpc::Status RankerService::ReloadModels(
     grpc::ServerContext* context, const v1::ReloadModelsRequest* request,
     v1::ReloadModelsResponse* response) {
-  RequestRecord record(metrics_, "ReloadModels", *context);
+  RpcRecord record(metrics_, "ReloadModels", *context);
   if (absl::Status access = CheckAdminAccess(admin_, *context, "ReloadModels");
       !access.ok()) {
     return record.Finish(access);

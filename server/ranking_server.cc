@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -18,11 +19,13 @@
 #include "absl/time/time.h"
 #include "common/program.h"
 #include "core/scoring/scoring_kernel.h"
+#include "grpc/grpc.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
 #include "prometheus/exposer.h"
+#include "server/calls_in_flight.h"
 #include "server/health_reporter.h"
 #include "server/http/http_api.h"
 #include "server/http/http_server.h"
@@ -90,6 +93,9 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
   for (const auto& [flag, seconds] :
        {std::pair<const char*, double>{"drain_seconds", options.drain_seconds},
         {"lame_duck_seconds", options.lame_duck_seconds},
+        {"max_connection_age_seconds", options.max_connection_age_seconds},
+        {"max_connection_age_grace_seconds",
+         options.max_connection_age_grace_seconds},
         {"vanished_grace_seconds", options.vanished_grace_seconds}}) {
     if (!(seconds >= 0 && seconds <= kMaxShutdownSeconds)) {
       return absl::InvalidArgumentError(
@@ -245,6 +251,9 @@ struct RankingServer::Running {
   OpenInference open_inference;
   InferenceService inference_service;
   ReflectionV1Service reflection_v1;
+  // Before `server`: its interceptors count into it until the server is
+  // destroyed.
+  CallsInFlight calls;
   std::unique_ptr<grpc::Server> server;
   // After `server`: the HTTP port's gateway calls it; destroyed first.
   std::unique_ptr<HttpApi> http_api;
@@ -343,6 +352,14 @@ absl::Status RankingServer::Start() {
   builder.AddChannelArgument(
       GRPC_ARG_MAX_CONNECTION_IDLE_MS,
       ToMilliseconds(options.max_connection_idle_seconds));
+  if (options.max_connection_age_seconds > 0) {
+    builder.AddChannelArgument(
+        GRPC_ARG_MAX_CONNECTION_AGE_MS,
+        std::max(1, ToMilliseconds(options.max_connection_age_seconds)));
+    builder.AddChannelArgument(
+        GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+        ToMilliseconds(options.max_connection_age_grace_seconds));
+  }
   if (options.num_threads > 0 || options.grpc_memory_bytes > 0) {
     grpc::ResourceQuota quota("plrank-server");
     if (options.num_threads > 0) {
@@ -359,6 +376,10 @@ absl::Status RankingServer::Start() {
     }
     builder.SetResourceQuota(quota);
   }
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back(running->calls.InterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   running->server = builder.BuildAndStart();
   if (running->server == nullptr || selected_port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
@@ -458,10 +479,47 @@ void RankingServer::RunShutdown(std::string reason) {
   }
   const absl::Time drain_start = absl::Now();
   if (running.http != nullptr) running.http->Shutdown();
-  running.server->Shutdown(std::chrono::system_clock::now() +
-                           std::chrono::milliseconds(static_cast<int64_t>(
-                               options.drain_seconds * 1000)));
+  const auto drain_time = std::chrono::milliseconds(
+      static_cast<int64_t>(options.drain_seconds * 1000));
+  // Server::Shutdown sends GOAWAY, waits for the RPCs in flight and then
+  // for every connection to close, up to the deadline: a client that keeps
+  // an idle connection open (a keepalive connection, a client that ignores
+  // GOAWAY) held the drain to its full deadline. Beside it, once no RPC is
+  // in flight, the connections are closed (grpc_server_cancel_all_calls,
+  // which has no call to cancel then), so the drain ends when the RPCs do.
+  std::mutex drain_mutex;
+  std::condition_variable drain_changed;
+  bool drained_flag = false;
+  std::thread closer([&] {
+    const auto deadline = std::chrono::steady_clock::now() + drain_time;
+    std::unique_lock<std::mutex> lock(drain_mutex);
+    while (!drained_flag && std::chrono::steady_clock::now() < deadline) {
+      lock.unlock();
+      const uint64_t started = running.calls.started();
+      const bool idle = running.calls.WaitUntilIdle(deadline);
+      lock.lock();
+      // A call the core has just handed to a server thread is counted a
+      // moment later: wait a little and close only if no call started.
+      if (idle && drain_changed.wait_for(lock, std::chrono::milliseconds(50),
+                                         [&] { return drained_flag; })) {
+        break;
+      }
+      if (idle && running.calls.in_flight() == 0 &&
+          running.calls.started() == started) {
+        grpc_server_cancel_all_calls(running.server->c_server());
+      }
+      drain_changed.wait_for(lock, std::chrono::milliseconds(100),
+                             [&] { return drained_flag; });
+    }
+  });
+  running.server->Shutdown(std::chrono::system_clock::now() + drain_time);
   running.server->Wait();
+  {
+    std::lock_guard<std::mutex> lock(drain_mutex);
+    drained_flag = true;
+  }
+  drain_changed.notify_all();
+  closer.join();
   if (running.impressions != nullptr) running.impressions->Flush();
   running.scanner.Stop();
   const double drained = absl::ToDoubleSeconds(absl::Now() - drain_start);

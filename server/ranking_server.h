@@ -65,6 +65,12 @@ struct ServerOptions {
   // reconnect when they need to); also keeps idle connections from
   // stretching the shutdown drain.
   double max_connection_idle_seconds = 300.0;
+  // A connection open this long is sent GOAWAY, and closed after the grace
+  // period even with RPCs in flight: bounds how long any one client holds
+  // a connection, including one that reads slowly enough to answer
+  // keepalive pings. 0 = no bound (gRPC's default).
+  double max_connection_age_seconds = 0.0;
+  double max_connection_age_grace_seconds = 30.0;
   // Memory gRPC may use for connections and buffers (its resource quota);
   // 0 = unbounded (gRPC's default).
   int64_t grpc_memory_bytes = 0;

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace plrank::server {
 
@@ -47,6 +48,30 @@ inline absl::Status CheckDocumentCount(size_t num_docs,
     return absl::ResourceExhaustedError(absl::StrCat(
         num_docs, " documents in one request; this server accepts at most ",
         limits.max_documents_per_request, " (split the request)"));
+  }
+  return absl::OkStatus();
+}
+
+// The bounds of one request carrying several queries (a RankBatch, a
+// ModelInfer with query offsets): RESOURCE_EXHAUSTED above
+// max_batch_queries queries or max_batch_documents documents over them.
+// `request` names the request ("RankBatch"), `documents_word` what its
+// documents are called ("documents", "rows").
+inline absl::Status CheckBatchCounts(uint64_t queries, uint64_t documents,
+                                     const RequestLimits& limits,
+                                     absl::string_view request,
+                                     absl::string_view documents_word) {
+  if (queries > limits.max_batch_queries) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        queries, " queries in one ", request,
+        " request; this server accepts at most ", limits.max_batch_queries,
+        " (split the request)"));
+  }
+  if (documents > limits.max_batch_documents) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        documents, " ", documents_word, " over the queries of one ", request,
+        " request; this server accepts at most ", limits.max_batch_documents,
+        " (split the request)"));
   }
   return absl::OkStatus();
 }

@@ -102,6 +102,13 @@ ABSL_FLAG(double, min_client_ping_interval_seconds, 10.0,
           "than this without data");
 ABSL_FLAG(double, max_connection_idle_seconds, 300.0,
           "Close (GOAWAY) a connection with no RPC for this long");
+ABSL_FLAG(double, max_connection_age_seconds, 0.0,
+          "GOAWAY to a connection open this long, closed after "
+          "--max_connection_age_grace_seconds even with RPCs in flight "
+          "(bounds how long one client holds a connection); 0 = no bound");
+ABSL_FLAG(double, max_connection_age_grace_seconds, 30.0,
+          "With --max_connection_age_seconds: time RPCs in flight get "
+          "before an aged connection is closed");
 ABSL_FLAG(int64_t, grpc_memory_bytes, 0,
           "Memory gRPC may use for connections and buffers (its resource "
           "quota); 0 = unbounded");
@@ -194,6 +201,10 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_min_client_ping_interval_seconds);
   options.max_connection_idle_seconds =
       absl::GetFlag(FLAGS_max_connection_idle_seconds);
+  options.max_connection_age_seconds =
+      absl::GetFlag(FLAGS_max_connection_age_seconds);
+  options.max_connection_age_grace_seconds =
+      absl::GetFlag(FLAGS_max_connection_age_grace_seconds);
   options.grpc_memory_bytes = absl::GetFlag(FLAGS_grpc_memory_bytes);
   options.drain_seconds = absl::GetFlag(FLAGS_drain_seconds);
   options.lame_duck_seconds = absl::GetFlag(FLAGS_lame_duck_seconds);

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "clients/cpp/dataset_documents.h"
 #include "core/data/file_io.h"
+#include "core/data/stream_output.h"
 #include "core/metrics/score_file.h"
 
 namespace plrank::client {
@@ -230,6 +231,14 @@ using RankQueriesFn = absl::FunctionRef<absl::StatusOr<RankResponses>(
 absl::Status RankFile(RankerClient& client, const CommandSettings& settings,
                       size_t batch, RankQueriesFn rank_queries,
                       std::FILE* out) {
+  // An output that cannot be written fails now, in plrank-eval's words,
+  // not after every query was ranked.
+  if (!settings.scores_out.empty()) {
+    if (absl::Status status = CheckStreamOutputTarget(settings.scores_out);
+        !status.ok()) {
+      return MarkLocal(status);
+    }
+  }
   absl::StatusOr<Dataset> data = ReadDataForModel(client, settings);
   if (!data.ok()) return data.status();
   const bool want_scores = !settings.scores_out.empty();

@@ -1,6 +1,9 @@
 #include "core/data/file_io.h"
+#include "core/data/file_io_internal.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,15 +15,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <string_view>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace plrank {
-namespace {
 
-// Reads errno first, so nothing in building the message can change it.
+namespace file_io_internal {
+
 absl::Status OsError(const std::string& path, std::string_view what) {
   const int error_number = errno;
   // ErrnoToStatus appends the OS reason itself.
@@ -29,7 +34,6 @@ absl::Status OsError(const std::string& path, std::string_view what) {
       absl::StrCat(path, ": ", absl::string_view(what.data(), what.size())));
 }
 
-// "a character device", ... for the refusal message.
 const char* FileKind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISCHR(mode)) return "a character device";
@@ -42,25 +46,6 @@ const char* FileKind(mode_t mode) {
 std::string DirectoryOf(const std::string& path) {
   std::string directory = std::filesystem::path(path).parent_path().string();
   return directory.empty() ? "." : directory;
-}
-
-// Unique per process and call, so concurrent writers (and a temp left by a
-// killed one) never collide; O_EXCL makes sure.
-std::string TempPathFor(const std::string& path) {
-  std::random_device device;
-  const uint64_t random = (uint64_t{device()} << 32) | device();
-  return absl::StrFormat("%s.tmp.%d.%016x", path, ::getpid(), random);
-}
-
-// PLRANK_TEST_KILL_DURING_WRITE=N: bytes written before the process kills
-// itself; -1 when unset (production).
-int64_t KillAfterBytesForTest() {
-  const char* value = std::getenv("PLRANK_TEST_KILL_DURING_WRITE");
-  int64_t bytes = -1;
-  if (value == nullptr || !absl::SimpleAtoi(value, &bytes) || bytes < 0) {
-    return -1;
-  }
-  return bytes;
 }
 
 absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
@@ -77,13 +62,113 @@ absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::Status RefuseExisting(const std::string& path, mode_t mode,
+                            std::string_view why) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(path, ": exists and is ", FileKind(mode), ", ",
+                   absl::string_view(why.data(), why.size())));
+}
+
+}  // namespace file_io_internal
+
+namespace {
+
+using file_io_internal::DirectoryOf;
+using file_io_internal::OsError;
+using file_io_internal::WriteAll;
+
+// Unique per process and call, so concurrent writers (and a temp left by a
+// killed one) never collide; O_EXCL makes sure.
+std::string TempPathFor(const std::string& path) {
+  std::random_device device;
+  const uint64_t random = (uint64_t{device()} << 32) | device();
+  return absl::StrFormat("%s.tmp.%d.%016x", path, ::getpid(), random);
+}
+
+// Whether `name` is a temporary of the file named `base` in TempPathFor's
+// form: "<base>.tmp.<decimal pid>.<16 lowercase hex digits>".
+bool IsTemporaryName(std::string_view name, std::string_view base) {
+  const std::string prefix = std::string(base) + ".tmp.";
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) {
+    return false;
+  }
+  const std::string_view rest = name.substr(prefix.size());
+  const size_t dot = rest.find('.');
+  if (dot == 0 || dot == std::string_view::npos || dot > 10 ||
+      rest.size() - dot - 1 != 16) {
+    return false;
+  }
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const char c = rest[i];
+    const bool digit = c >= '0' && c <= '9';
+    if (i < dot && !digit) return false;
+    if (i > dot && !digit && !(c >= 'a' && c <= 'f')) return false;
+  }
+  return true;
+}
+
+// Removes the temporaries of `path` that killed writers left beside it (a
+// SIGKILL or a power loss skips the unlink of WriteFileAtomically). A writer
+// holds an exclusive flock on its temporary from creation to rename, and
+// the kernel drops the lock when the writer dies, however it dies; so a
+// temporary whose lock can be taken has no writer any more. Only names of
+// this writer's own form for this very target are considered; a file system
+// without flock support keeps every temporary (the lock cannot be taken).
+// A concurrent writer of the same path that has created its temporary but
+// not yet locked it (two adjacent system calls) can lose it here: its
+// rename then fails with an error, and no artifact is ever half written.
+void RemoveStaleTemporaries(const std::string& path) {
+  const std::string directory = DirectoryOf(path);
+  const std::string base = std::filesystem::path(path).filename().string();
+  DIR* listing = ::opendir(directory.c_str());
+  if (listing == nullptr) return;  // creating the temporary will say why
+  while (const dirent* entry = ::readdir(listing)) {
+    if (!IsTemporaryName(entry->d_name, base)) continue;
+    const std::string temp =
+        (std::filesystem::path(directory) / entry->d_name).string();
+    const int fd = ::open(temp.c_str(),
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat info;
+    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+        ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      // Unlinked while locked, so no writer can take it over meanwhile.
+      ::unlink(temp.c_str());
+    }
+    ::close(fd);
+  }
+  ::closedir(listing);
+}
+
+// PLRANK_TEST_KILL_DURING_WRITE=N: bytes written before the process kills
+// itself; -1 when unset (production).
+int64_t KillAfterBytesForTest() {
+  const char* value = std::getenv("PLRANK_TEST_KILL_DURING_WRITE");
+  int64_t bytes = -1;
+  if (value == nullptr || !absl::SimpleAtoi(value, &bytes) || bytes < 0) {
+    return -1;
+  }
+  return bytes;
+}
+
 // Writes the concatenated `pieces` to a new file `temp` and makes them
-// durable; the caller removes `temp` on failure.
+// durable; the caller removes `temp` on failure. `*lock_fd` (or -1) is a
+// descriptor holding the temporary's flock, which the caller closes after
+// the rename: RemoveStaleTemporaries leaves a locked temporary alone. Where
+// locks are not supported the write goes on unlocked (and no cleaner can
+// lock it either).
 absl::Status WriteDurably(const std::string& temp,
-                          absl::Span<const std::string_view> pieces) {
+                          absl::Span<const std::string_view> pieces,
+                          int* lock_fd) {
+  *lock_fd = -1;
   const int fd =
       ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return OsError(temp, "cannot create");
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    // A duplicate shares the lock, which lasts until its last descriptor is
+    // closed; `fd` itself is closed (and its close checked) before renaming.
+    *lock_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  }
   if (int64_t kill_after = KillAfterBytesForTest(); kill_after >= 0) {
     for (std::string_view piece : pieces) {
       const size_t part =
@@ -170,9 +255,9 @@ absl::Status CheckOutputTarget(const std::string& path) {
     return absl::OkStatus();
   }
   if (S_ISREG(info.st_mode)) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      path, ": exists and is ", FileKind(info.st_mode),
-      ", not a regular file; refusing to replace it (give a file path)"));
+  return file_io_internal::RefuseExisting(
+      path, info.st_mode,
+      "not a regular file; refusing to replace it (give a file path)");
 }
 
 absl::Status WriteFileAtomically(const std::string& path,
@@ -185,8 +270,10 @@ absl::Status WriteFileAtomically(const std::string& path,
   if (absl::Status target = CheckOutputTarget(path); !target.ok()) {
     return target;
   }
+  RemoveStaleTemporaries(path);
   const std::string temp = TempPathFor(path);
-  absl::Status status = WriteDurably(temp, pieces);
+  int lock_fd = -1;
+  absl::Status status = WriteDurably(temp, pieces, &lock_fd);
   if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
     const int error_number = errno;
     status = absl::ErrnoToStatus(
@@ -194,8 +281,9 @@ absl::Status WriteFileAtomically(const std::string& path,
   }
   if (!status.ok()) {
     ::unlink(temp.c_str());  // may not exist; nothing more to do if it fails
-    return status;
   }
+  if (lock_fd >= 0) ::close(lock_fd);
+  if (!status.ok()) return status;
   // The rename is only durable once the directory entry is on disk.
   return SyncDirectory(DirectoryOf(path));
 }

@@ -37,7 +37,11 @@ absl::Status CheckOutputTarget(const std::string& path);
 // ones, even across a crash or a kill. A temporary file beside it
 // (`<path>.tmp.<pid>.<random>`, created exclusively) is written, fsynced and
 // renamed over `path`, then the directory is fsynced so the rename survives
-// a power loss. The temporary is removed on failure. Refuses targets that
+// a power loss. The temporary is removed on failure. The writer holds an
+// exclusive flock on it until the rename, and first removes the
+// temporaries of the same `path` that no live writer holds (left by a
+// writer killed with SIGKILL or by a power loss), so a killed run's partial
+// bytes last only until the next write of that file. Refuses targets that
 // CheckOutputTarget refuses. Errors name the path and the OS reason.
 //
 // Test hook: with PLRANK_TEST_KILL_DURING_WRITE=N in the environment the

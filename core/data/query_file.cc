@@ -1,57 +1,39 @@
 #include "core/data/query_file.h"
 
 #include <charconv>
-#include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
-#include "core/data/letor_tokens.h"
+#include "core/data/value_lines.h"
 
 namespace plrank {
-
-using letor_internal::SkipSpaces;
-using letor_internal::TokenEnd;
 
 absl::StatusOr<GroupSizes> ParseGroupSizes(std::string_view text,
                                            const std::string& name) {
   GroupSizes groups;
   groups.name = name;
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  int64_t line = 0;
-  while (p < end) {
-    ++line;
-    const char* newline =
-        static_cast<const char*>(std::memchr(p, '\n', end - p));
-    const char* line_end = newline != nullptr ? newline : end;
-    const char* next = newline != nullptr ? newline + 1 : end;
-    if (const void* hash = std::memchr(p, '#', line_end - p)) {
-      line_end = static_cast<const char*>(hash);
-    }
-    const char* token = SkipSpaces(p, line_end);
-    p = next;
-    if (token == line_end) continue;
-    const char* token_end = TokenEnd(token, line_end);
-    const absl::string_view shown(token, token_end - token);
-    uint32_t size = 0;
-    auto [ptr, ec] = std::from_chars(token, token_end, size);
-    if (ec != std::errc() || ptr != token_end) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d: bad group size '%s'; expected a positive document count",
-          name, line, shown));
-    }
-    if (size == 0) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d: group size 0; every query needs at least one document",
-          name, line));
-    }
-    if (SkipSpaces(token_end, line_end) != line_end) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d: expected one group size per line", name, line));
-    }
-    groups.sizes.push_back(size);
-    groups.lines.push_back(line);
-  }
+  absl::Status status = ForEachLineValue(
+      text, name, "group size",
+      [&](const char* token, const char* token_end,
+          int64_t line) -> absl::Status {
+        uint32_t size = 0;
+        auto [ptr, ec] = std::from_chars(token, token_end, size);
+        if (ec != std::errc() || ptr != token_end) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s:%d: bad group size '%s'; expected a positive document "
+              "count",
+              name, line, absl::string_view(token, token_end - token)));
+        }
+        if (size == 0) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s:%d: group size 0; every query needs at least one document",
+              name, line));
+        }
+        groups.sizes.push_back(size);
+        groups.lines.push_back(line);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
   return groups;
 }
 

@@ -4,50 +4,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "core/data/file_io.h"
+#include "core/data/file_io_internal.h"
 
 namespace plrank {
 namespace {
 
-absl::Status OsError(const std::string& path, std::string_view what) {
-  const int error_number = errno;
-  return absl::ErrnoToStatus(
-      error_number,
-      absl::StrCat(path, ": ", absl::string_view(what.data(), what.size())));
-}
-
-const char* FileKind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISBLK(mode)) return "a block device";
-  return "a special file";
-}
-
-std::string DirectoryOf(const std::string& path) {
-  std::string directory = std::filesystem::path(path).parent_path().string();
-  return directory.empty() ? "." : directory;
-}
+using file_io_internal::DirectoryOf;
+using file_io_internal::FileKind;
+using file_io_internal::OsError;
+using file_io_internal::WriteAll;
 
 bool IsStreamNode(mode_t mode) {
   return S_ISFIFO(mode) || S_ISCHR(mode) || S_ISSOCK(mode);
-}
-
-absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n =
-        ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return OsError(path, "write failed");
-    }
-    written += static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -66,10 +38,10 @@ absl::Status CheckStreamOutputTarget(const std::string& path) {
     if (S_ISREG(info.st_mode) || IsStreamNode(info.st_mode)) {
       return absl::OkStatus();
     }
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": exists and is ", FileKind(info.st_mode),
-        ", not a file or a pipe; refusing to write there (give a file path, "
-        "or - for standard output)"));
+    return file_io_internal::RefuseExisting(
+        path, info.st_mode,
+        "not a file or a pipe; refusing to write there (give a file path, "
+        "or - for standard output)");
   }
   const std::string directory = DirectoryOf(path);
   if (::stat(directory.c_str(), &info) != 0) {

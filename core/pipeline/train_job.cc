@@ -98,11 +98,32 @@ absl::Status WriteOutputs(const TrainJob& job, const TrainSummary& summary,
   if (absl::Status status = WriteFileAtomically(
           job.history_out, TrainingHistoryJson(model, summary.history));
       !status.ok()) {
-    return status;
+    // The exit status is 1, but the model is complete: say so, so that a
+    // script does not retrain (or discard) a good model.
+    return absl::Status(
+        status.code(),
+        absl::StrCat("--history_out: ", status.message(), "; the model was "
+                     "written to ", job.model_out, " (only the history is "
+                     "missing)"));
   }
   log(absl::StrFormat("wrote %s (%d iterations)", job.history_out,
                       model.history.size()));
   return absl::OkStatus();
+}
+
+// "train.txt", or "(in memory)" for data that came from no file.
+std::string DataName(const std::string& path) {
+  return path.empty() ? std::string("(in memory)") : path;
+}
+
+// The training data and --init_model disagree on the feature count.
+std::string BackgroundModelMismatch(const std::string& train_path,
+                                    int32_t data_features,
+                                    const std::string& model_path,
+                                    int32_t model_features) {
+  return absl::StrFormat("%s: %d features, but the background model %s has %d",
+                         DataName(train_path), data_features, model_path,
+                         model_features);
 }
 
 // What both RunTrainJob and TrainOnData check before any data is read.
@@ -152,14 +173,19 @@ absl::StatusOr<TrainData> LoadTrainData(
   if (job.train_path.empty()) {
     return absl::InvalidArgumentError("no training data (--train)");
   }
-  // A background model fixes the feature width for every file.
+  // A background model must fit the training data: the data is read at
+  // its own width and compared with the model's (issue 39: a 300-feature
+  // model continued on 46-feature data, padded to 300, trained silently).
+  // --num_features sets the width explicitly instead, e.g. for data whose
+  // last features are absent from every line.
   ReadOptions read_options = job.read_options;
+  int32_t init_model_features = 0;
   if (!job.init_model_path.empty() && read_options.num_features == 0) {
     absl::StatusOr<Ensemble> init_model = ReadModelFile(job.init_model_path);
     if (!init_model.ok()) return init_model.status();
-    read_options.num_features = init_model->num_features;
-    read_options.num_features_origin = absl::StrCat(
-        "the feature count of --init_model ", job.init_model_path);
+    init_model_features = init_model->num_features;
+    read_options.max_feature_index =
+        std::max(read_options.max_feature_index, init_model_features);
   }
   // Distributed (or a {rank} path): each rank reads only its share.
   IdentityReducer identity;
@@ -197,6 +223,17 @@ absl::StatusOr<TrainData> LoadTrainData(
       load(job.train_path, read_options, job.side_files);
   if (!train.ok()) return train.status();
   data.train = *std::move(train);
+  if (init_model_features > 0 &&
+      data.train.num_features != init_model_features) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        BackgroundModelMismatch(job.train_path, data.train.num_features,
+                                job.init_model_path, init_model_features),
+        data.train.num_features < init_model_features
+            ? absl::StrFormat(" (give --num_features=%d if the data's last "
+                              "features are absent from every line)",
+                              init_model_features)
+            : ""));
+  }
   // Checked now rather than when the model is written after training.
   if (data.train.num_features > kMaxModelFeatures) {
     return absl::InvalidArgumentError(absl::StrFormat(

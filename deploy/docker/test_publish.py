@@ -210,6 +210,53 @@ def main():
         expect(sorted(model_dir_entries(model_dir)) == sorted(["5", str(seconds_version)]),
                f"nothing left after SIGTERM: {model_dir_entries(model_dir)}")
 
+        # SIGKILL (no trap runs): the directory stays while its trainer
+        # lives, and the next run after that removes it.
+        process = subprocess.Popen(publisher.command("--version=13", trees=1000000),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, start_new_session=True)
+        deadline = time.time() + 10
+        while time.time() < deadline and not [
+                e for e in model_dir_entries(model_dir) if e.startswith(".publish-")]:
+            time.sleep(0.02)
+        killed = [e for e in model_dir_entries(model_dir) if e.startswith(".publish-")]
+        expect(len(killed) == 1, f"a run in progress has its directory: {killed}")
+
+        def trainer_running(directory):
+            for pid in os.listdir("/proc"):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        argv = f.read().split(b"\0")
+                except OSError:
+                    continue
+                if (argv and argv[0].endswith(b"plrank-train") and
+                        any(directory.encode() in a for a in argv)):
+                    return True
+            return False
+
+        deadline = time.time() + 10
+        while killed and time.time() < deadline and not trainer_running(killed[0]):
+            time.sleep(0.02)
+        process.kill()
+        process.wait()
+        if killed:
+            stale = os.path.join(model_dir, killed[0])
+            result = publisher.run("--version=14")
+            expect(result.returncode == 0 and os.path.isdir(stale),
+                   "the directory of a run whose trainer lives is kept")
+            os.killpg(process.pid, signal.SIGKILL)  # the orphaned trainer
+            deadline = time.time() + 20
+            while time.time() < deadline and subprocess.run(
+                    ["flock", "-n", stale, "true"]).returncode != 0:
+                time.sleep(0.05)
+            result = publisher.run("--version=15")
+            expect(result.returncode == 0 and not os.path.exists(stale) and
+                   "left by a killed run" in result.stderr,
+                   f"a killed run's directory is removed by the next run: "
+                   f"{model_dir_entries(model_dir)}")
+        for version in ("14", "15"):
+            shutil.rmtree(os.path.join(model_dir, version), ignore_errors=True)
+
         # 4. a real server serves the published versions, and a new one.
         server = Server(bin_dir, base, work)
         try:

@@ -1,20 +1,12 @@
 #include "server/kserve/inference_service.h"
 
-#include <chrono>
-#include <string>
-
 #include "absl/status/status.h"
+#include "server/request_record.h"
 
 namespace plrank::server {
 namespace {
 
 constexpr char kProtocol[] = "grpc";
-
-grpc::Status ToGrpc(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
-}
 
 }  // namespace
 
@@ -63,16 +55,7 @@ grpc::Status InferenceService::ModelMetadata(
 grpc::Status InferenceService::ModelInfer(
     grpc::ServerContext* context, const inference::ModelInferRequest* request,
     inference::ModelInferResponse* response) {
-  auto interrupted = [context]() -> absl::Status {
-    if (context->deadline() <= std::chrono::system_clock::now()) {
-      return absl::DeadlineExceededError(
-          "the client's deadline passed before scoring finished");
-    }
-    if (context->IsCancelled()) {
-      return absl::CancelledError("the client cancelled the request");
-    }
-    return absl::OkStatus();
-  };
+  auto interrupted = [context] { return CheckClient(*context); };
   return ToGrpc(
       inference_->ModelInfer(*request, interrupted, kProtocol, response));
 }

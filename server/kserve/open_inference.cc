@@ -17,6 +17,7 @@
 #include "common/program.h"
 #include "core/data/ranking_order.h"
 #include "server/lifecycle/servable_version.h"
+#include "server/request_record.h"
 #include "server/lifecycle/serving_snapshot.h"
 
 namespace plrank::server {
@@ -202,23 +203,10 @@ OpenInference::OpenInference(VersionManager* manager, ServerMetrics* metrics,
                              RequestLimits limits)
     : manager_(manager), metrics_(metrics), limits_(limits) {}
 
-void OpenInference::Record(absl::string_view protocol, const char* method,
-                           const std::string& model,
-                           const std::string& version,
-                           const absl::Status& status, double seconds,
-                           uint64_t documents) {
-  if (metrics_ == nullptr) return;
-  const std::string code = absl::StatusCodeToString(status.code());
-  metrics_->RecordProtocol(protocol, method, code);
-  // Server-wide calls (health, server metadata) name no model.
-  if (!model.empty()) {
-    metrics_->RecordRequest(method, model, version, code, seconds, documents);
-  }
-}
-
 inference::ServerLiveResponse OpenInference::ServerLive(
     absl::string_view protocol) {
-  Record(protocol, "ServerLive", "", "", absl::OkStatus(), 0.0, 0);
+  RequestRecord(metrics_, "ServerLive", protocol, /*server_wide=*/true)
+      .Done(absl::OkStatus());
   inference::ServerLiveResponse response;
   response.set_live(true);
   return response;
@@ -226,7 +214,8 @@ inference::ServerLiveResponse OpenInference::ServerLive(
 
 inference::ServerReadyResponse OpenInference::ServerReady(
     absl::string_view protocol) {
-  Record(protocol, "ServerReady", "", "", absl::OkStatus(), 0.0, 0);
+  RequestRecord(metrics_, "ServerReady", protocol, /*server_wide=*/true)
+      .Done(absl::OkStatus());
   inference::ServerReadyResponse response;
   response.set_ready(manager_->snapshot()->AnyModelAvailable());
   return response;
@@ -234,27 +223,22 @@ inference::ServerReadyResponse OpenInference::ServerReady(
 
 absl::StatusOr<inference::ModelReadyResponse> OpenInference::ModelReady(
     const inference::ModelReadyRequest& request, absl::string_view protocol) {
-  const absl::Time start = absl::Now();
+  RequestRecord record(metrics_, "ModelReady", protocol);
   const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
-  const bool known = snapshot->models.count(request.name()) > 0;
-  const std::string model = known ? request.name() : "_unknown";
+  record.SetModel(request.name(), snapshot->models.count(request.name()) > 0);
   absl::StatusOr<VersionSelector> selector =
       InferenceSelector(request.name(), request.version());
-  if (!selector.ok()) {
-    Record(protocol, "ModelReady", model, "", selector.status(),
-           absl::ToDoubleSeconds(absl::Now() - start), 0);
-    return selector.status();
-  }
+  if (!selector.ok()) return record.Done(selector.status());
   inference::ModelReadyResponse response;
   response.set_ready(snapshot->Resolve(*selector).ok());
-  Record(protocol, "ModelReady", model, "", absl::OkStatus(),
-         absl::ToDoubleSeconds(absl::Now() - start), 0);
+  record.Done(absl::OkStatus());
   return response;
 }
 
 inference::ServerMetadataResponse OpenInference::ServerMetadata(
     absl::string_view protocol) {
-  Record(protocol, "ServerMetadata", "", "", absl::OkStatus(), 0.0, 0);
+  RequestRecord(metrics_, "ServerMetadata", protocol, /*server_wide=*/true)
+      .Done(absl::OkStatus());
   inference::ServerMetadataResponse response;
   response.set_name("plrank-server");
   response.set_version(std::string(PlrankVersion()));
@@ -264,22 +248,16 @@ inference::ServerMetadataResponse OpenInference::ServerMetadata(
 absl::StatusOr<inference::ModelMetadataResponse> OpenInference::ModelMetadata(
     const inference::ModelMetadataRequest& request,
     absl::string_view protocol) {
-  const absl::Time start = absl::Now();
+  RequestRecord record(metrics_, "ModelMetadata", protocol);
   const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
-  const bool known = snapshot->models.count(request.name()) > 0;
-  std::string model = known ? request.name() : "_unknown";
-  std::string version_label;
-  auto finish = [&](absl::Status status) {
-    Record(protocol, "ModelMetadata", model, version_label, status,
-           absl::ToDoubleSeconds(absl::Now() - start), 0);
-    return status;
-  };
+  record.SetModel(request.name(), snapshot->models.count(request.name()) > 0);
+  auto finish = [&](absl::Status status) { return record.Done(status); };
   absl::StatusOr<VersionSelector> selector =
       InferenceSelector(request.name(), request.version());
   if (!selector.ok()) return finish(selector.status());
   auto version = snapshot->Resolve(*selector);
   if (!version.ok()) return finish(version.status());
-  version_label = (*version)->version_string();
+  record.SetVersion(*version);
   const ModelSnapshot& models = snapshot->models.at((*version)->model());
   inference::ModelMetadataResponse response;
   response.set_name((*version)->model());
@@ -309,18 +287,14 @@ absl::Status OpenInference::ModelInfer(const ModelInferRequest& request,
                                        InterruptCheck interrupted,
                                        absl::string_view protocol,
                                        ModelInferResponse* response) {
-  const absl::Time start = absl::Now();
+  RequestRecord record(metrics_, "ModelInfer", protocol);
   const std::shared_ptr<const ServingSnapshot> snapshot = manager_->snapshot();
-  const bool known = snapshot->models.count(request.model_name()) > 0;
-  std::string model = known ? request.model_name() : "_unknown";
-  std::string version_label;
-  uint64_t documents = 0;
+  record.SetModel(request.model_name(),
+                  snapshot->models.count(request.model_name()) > 0);
   std::shared_ptr<const ServableVersion> held;
   auto finish = [&](absl::Status status) {
     if (!status.ok()) response->Clear();
-    Record(protocol, "ModelInfer", model, version_label, status,
-           absl::ToDoubleSeconds(absl::Now() - start), documents);
-    return status;
+    return record.Done(status);
   };
   absl::StatusOr<VersionSelector> selector =
       InferenceSelector(request.model_name(), request.model_version());
@@ -328,7 +302,7 @@ absl::Status OpenInference::ModelInfer(const ModelInferRequest& request,
   auto version = snapshot->Resolve(*selector);
   if (!version.ok()) return finish(version.status());
   held = *version;
-  version_label = held->version_string();
+  record.SetVersion(held);
   const ForestScorer& scorer = held->scorer();
   const size_t width = static_cast<size_t>(scorer.num_features());
 
@@ -370,7 +344,7 @@ absl::Status OpenInference::ModelInfer(const ModelInferRequest& request,
         " takes ", width, " features")));
   }
   const size_t num_docs = static_cast<size_t>(features.shape(0));
-  documents = num_docs;
+  record.SetDocuments(num_docs);
   // Bound the element count before multiplying it into byte sizes.
   if (num_docs > limits_.max_batch_documents &&
       num_docs > limits_.max_documents_per_request) {
@@ -394,17 +368,10 @@ absl::Status OpenInference::ModelInfer(const ModelInferRequest& request,
         "input 'features' has no rows (the request has no documents)"));
   }
   if (offsets_index >= 0) {
-    if (num_queries > limits_.max_batch_queries) {
-      return finish(absl::ResourceExhaustedError(absl::StrCat(
-          num_queries, " queries in one ModelInfer request; this server "
-                       "accepts at most ",
-          limits_.max_batch_queries, " (split the request)")));
-    }
-    if (num_docs > limits_.max_batch_documents) {
-      return finish(absl::ResourceExhaustedError(absl::StrCat(
-          num_docs, " rows over the queries of one ModelInfer request; this "
-                    "server accepts at most ",
-          limits_.max_batch_documents, " (split the request)")));
+    if (absl::Status counts = CheckBatchCounts(num_queries, num_docs, limits_,
+                                               "ModelInfer", "rows");
+        !counts.ok()) {
+      return finish(counts);
     }
   }
   for (size_t q = 0; q < num_queries; ++q) {

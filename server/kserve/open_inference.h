@@ -64,10 +64,6 @@ class OpenInference {
                           inference::ModelInferResponse* response);
 
  private:
-  void Record(absl::string_view protocol, const char* method,
-              const std::string& model, const std::string& version,
-              const absl::Status& status, double seconds, uint64_t documents);
-
   VersionManager* const manager_;
   ServerMetrics* const metrics_;
   const RequestLimits limits_;

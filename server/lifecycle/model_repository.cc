@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 // Versions of the model in `directory`; an unreadable directory leaves
 // `model->error` set.
-void ScanVersions(ModelOnDisk* model) {
+void ScanVersions(ModelOnDisk* model, std::vector<SkippedDirectory>* skipped) {
   std::error_code error;
   fs::directory_iterator it(model->directory, error);
   if (error) {
@@ -32,9 +32,19 @@ void ScanVersions(ModelOnDisk* model) {
   }
   for (; it != fs::directory_iterator(); it.increment(error)) {
     if (error) break;
-    const int64_t version =
-        ParseVersionDirectoryName(it->path().filename().string());
-    if (version == 0) continue;
+    const std::string name = it->path().filename().string();
+    const int64_t version = ParseVersionDirectoryName(name);
+    if (version == 0) {
+      std::error_code kind_error;
+      if (skipped != nullptr && name[0] != '.' &&
+          it->is_directory(kind_error)) {
+        skipped->push_back(
+            {it->path().string(),
+             "not a version number (a positive decimal without leading "
+             "zeros)"});
+      }
+      continue;
+    }
     const std::string model_file = (it->path() / kModelFileName).string();
     struct stat info;
     // stat() follows symlinks, so a version may be a link to elsewhere.
@@ -69,7 +79,8 @@ int64_t ParseVersionDirectoryName(const std::string& name) {
 }
 
 absl::StatusOr<std::vector<ModelOnDisk>> ScanRepository(
-    const std::string& base_path, const v1::ServerConfig* config) {
+    const std::string& base_path, const v1::ServerConfig* config,
+    std::vector<SkippedDirectory>* skipped) {
   std::error_code error;
   if (!fs::is_directory(base_path, error)) {
     return absl::NotFoundError(absl::StrCat(
@@ -108,7 +119,15 @@ absl::StatusOr<std::vector<ModelOnDisk>> ScanRepository(
     for (; it != fs::directory_iterator(); it.increment(error)) {
       if (error) break;
       const std::string name = it->path().filename().string();
-      if (!IsValidModelName(name) || !it->is_directory(error)) continue;
+      if (!it->is_directory(error)) continue;
+      if (!IsValidModelName(name)) {
+        if (skipped != nullptr && name[0] != '.') {
+          skipped->push_back(
+              {it->path().string(),
+               "not a valid model name (letters, digits, '_', '-', '.')"});
+        }
+        continue;
+      }
       ModelOnDisk model;
       model.name = name;
       model.directory = it->path().string();
@@ -120,7 +139,7 @@ absl::StatusOr<std::vector<ModelOnDisk>> ScanRepository(
                 return a.name < b.name;
               });
   }
-  for (ModelOnDisk& model : models) ScanVersions(&model);
+  for (ModelOnDisk& model : models) ScanVersions(&model, skipped);
   return models;
 }
 

@@ -49,6 +49,16 @@ struct ModelOnDisk {
   std::string error;
 };
 
+// A directory of the repository that ScanRepository does not serve because
+// of its name: a model directory whose name is not a valid model name, or a
+// directory in a model's directory whose name is not a version number.
+// Hidden names (".staging-7", ".publish-...": the documented way to write a
+// version before renaming it into place) and plain files are not listed.
+struct SkippedDirectory {
+  std::string path;
+  std::string reason;
+};
+
 // "17" -> 17; anything but a positive decimal integer (leading zeros, signs,
 // suffixes such as "3.tmp", overflow) -> 0.
 int64_t ParseVersionDirectoryName(const std::string& name);
@@ -56,9 +66,11 @@ int64_t ParseVersionDirectoryName(const std::string& name);
 // Lists the repository. With `config`, exactly its models (directories from
 // base_path / name); without, every subdirectory of `base_path` whose name is
 // a valid model name, each with DefaultVersionPolicy() and no labels. Fails
-// only when `base_path` itself cannot be listed.
+// only when `base_path` itself cannot be listed. With `skipped`, the
+// directories passed over by their names are appended to it.
 absl::StatusOr<std::vector<ModelOnDisk>> ScanRepository(
-    const std::string& base_path, const v1::ServerConfig* config);
+    const std::string& base_path, const v1::ServerConfig* config,
+    std::vector<SkippedDirectory>* skipped = nullptr);
 
 }  // namespace plrank::server
 

@@ -82,8 +82,9 @@ ScanSummary VersionManager::Scan() {
     summary.status = absl::FailedPreconditionError(last_config_error_);
     return summary;
   }
+  std::vector<SkippedDirectory> skipped;
   absl::StatusOr<std::vector<ModelOnDisk>> models =
-      ScanRepository(options_.base_path, config);
+      ScanRepository(options_.base_path, config, &skipped);
   if (!models.ok()) {
     summary.status = models.status();
     LogEvent("error", "scan_failed",
@@ -91,6 +92,15 @@ ScanSummary VersionManager::Scan() {
               {"error", std::string(models.status().message())}});
     return summary;
   }
+  std::set<std::string> skipped_now;
+  for (const SkippedDirectory& directory : skipped) {
+    skipped_now.insert(directory.path);
+    if (skipped_logged_.count(directory.path) == 0) {
+      LogEvent("warning", "directory_skipped",
+               {{"path", directory.path}, {"reason", directory.reason}});
+    }
+  }
+  skipped_logged_ = std::move(skipped_now);
 
   std::set<std::string> present;
   for (const ModelOnDisk& model : *models) present.insert(model.name);

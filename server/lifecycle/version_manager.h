@@ -190,6 +190,10 @@ class VersionManager {
   // in-place rewrite is still being written then). Serialized.
   std::optional<std::string> pending_config_;
   std::function<void(const ServingSnapshot&)> listener_;
+  // Directories the last scan skipped by their names: each is logged
+  // (event=directory_skipped) at the first scan that finds it, not at every
+  // scan; one that goes and comes back is logged again.
+  std::set<std::string> skipped_logged_;
   uint64_t scan_number_ = 0;
   uint64_t retirements_ = 0;
 

@@ -52,6 +52,16 @@ class CliTest : public ::testing::Test {
     return RunCommand(argv);
   }
 
+  // Names in the test directory starting with `prefix`.
+  std::vector<std::string> Temporaries(const std::string& prefix) const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind(prefix, 0) == 0) names.push_back(name);
+    }
+    return names;
+  }
+
   TempDir dir_;
   std::string prefix_;
 };
@@ -273,8 +283,54 @@ TEST_F(CliTest, ModelsDeclaringHugeFeatureCountsGiveOneClearError) {
                            ".train --quiet --trees=2 --model_out=" +
                            dir_.File("m.pb") + " --init_model=" + wide});
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.err, HasSubstr("is the feature count of --init_model " +
-                                    wide));
+  EXPECT_THAT(result.err,
+              HasSubstr("20 features, but the background model " + wide +
+                        " has 16777216"));
+}
+
+// Issue 39 item 11: --init_model of a 300-feature model on 46-feature data
+// trained silently (the data was padded to the model's width). A width
+// that does not fit is one error naming both counts; --num_features makes
+// the padding explicit.
+TEST_F(CliTest, BackgroundModelWidthMustFitTheData) {
+  const std::string base = dir_.File("base.pb");
+  ASSERT_EQ(Train({"--model_out=" + base}).exit_code, 0);  // 20 features
+  for (const char* features : {"12", "26"}) {
+    const std::string prefix = dir_.File(std::string("w") + features);
+    ASSERT_EQ(RunCommand({BinPath("plrank-datagen"), "--queries=20",
+                          "--mean_docs=10", std::string("--features=") + features,
+                          "--seed=4", "--out_prefix=" + prefix})
+                  .exit_code,
+              0);
+    const CommandResult result = RunCommand(
+        {BinPath("plrank-train"), "--train=" + prefix + ".train", "--trees=2",
+         "--quiet", "--model_out=" + dir_.File("m.pb"), "--init_model=" + base});
+    EXPECT_EQ(result.exit_code, 1) << features;
+    EXPECT_THAT(result.err, HasSubstr(prefix + ".train: " + features +
+                                      " features, but the background model " +
+                                      base + " has 20"));
+    EXPECT_FALSE(std::filesystem::exists(dir_.File("m.pb")));
+  }
+  const CommandResult padded = RunCommand(
+      {BinPath("plrank-train"), "--train=" + dir_.File("w12") + ".train",
+       "--trees=2", "--min_data_in_leaf=2", "--quiet", "--num_features=20",
+       "--model_out=" + dir_.File("m.pb"), "--init_model=" + base});
+  EXPECT_EQ(padded.exit_code, 0) << padded.err;
+}
+
+// Issue 39 item 11: a --history_out that fails after the model is written
+// exits 1, and says that the model is there.
+TEST_F(CliTest, FailedHistorySaysTheModelIsWritten) {
+  const std::string model = dir_.File("m.pb");
+  const CommandResult result =
+      Train({"--model_out=" + model,
+             "--history_out=" + dir_.File("no-such-dir/h.json")});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("no-such-dir/h.json"),
+                    HasSubstr("the model was written to " + model +
+                              " (only the history is missing)")));
+  EXPECT_TRUE(std::filesystem::exists(model));
 }
 
 TEST_F(CliTest, ScoresDoNotDependOnThreadCount) {
@@ -320,7 +376,8 @@ TEST_F(CliTest, ContinuesFromABackgroundModelAndComparesModels) {
 // The trainer is killed while it writes the model, after part of the new
 // bytes are on disk (PLRANK_TEST_KILL_DURING_WRITE makes the atomic writer
 // SIGKILL its own process there): the target keeps the old model byte for
-// byte, and the partial bytes are in a temporary beside it.
+// byte, and the partial bytes are in a temporary beside it, which the next
+// run writing the same file removes (issue 39 item 11: they stayed forever).
 TEST_F(CliTest, KilledTrainerNeverLeavesAHalfModel) {
   const std::string model = dir_.File("m.pb");
   ASSERT_EQ(Train({"--model_out=" + model}).exit_code, 0);
@@ -339,22 +396,31 @@ TEST_F(CliTest, KilledTrainerNeverLeavesAHalfModel) {
     EXPECT_EQ(killed.exit_code, -SIGKILL) << "after " << bytes << " bytes; "
                                           << killed.err;
     EXPECT_EQ(ReadWholeFile(model), before) << "after " << bytes << " bytes";
-    std::vector<std::string> temps;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
-      const std::string name = entry.path().filename().string();
-      if (name.rfind("m.pb.tmp.", 0) == 0) {
-        temps.push_back(name);
-        EXPECT_EQ(std::filesystem::file_size(entry.path()), bytes) << name;
-        std::filesystem::remove(entry.path());
-      }
-    }
-    EXPECT_EQ(temps.size(), 1u) << "after " << bytes << " bytes";
+    // The killed run's temporary (the previous killed run's was removed
+    // when this one started writing).
+    std::vector<std::string> temps = Temporaries("m.pb.tmp.");
+    ASSERT_EQ(temps.size(), 1u) << "after " << bytes << " bytes";
+    EXPECT_EQ(std::filesystem::file_size(dir_.File(temps[0])), bytes)
+        << temps[0];
   }
-  // Unhindered, the same run replaces the model.
+  // Unhindered, the same run replaces the model and leaves no temporary.
   const CommandResult completed = Train(retrain);
   ASSERT_EQ(completed.exit_code, 0) << completed.err;
   EXPECT_NE(ReadWholeFile(model), before);
   EXPECT_GT(before.size() / 2, 100u);
+  EXPECT_THAT(Temporaries("m.pb.tmp."), ::testing::IsEmpty());
+
+  // plrank-convert writes through the same writer: killed, then rerun.
+  const std::vector<std::string> convert = {
+      BinPath("plrank-convert"), "--model=" + model,
+      "--to_lightgbm=" + dir_.File("m.txt")};
+  const CommandResult killed_convert =
+      RunCommand(convert, {{"PLRANK_TEST_KILL_DURING_WRITE", "10"}});
+  EXPECT_EQ(killed_convert.exit_code, -SIGKILL) << killed_convert.err;
+  EXPECT_EQ(Temporaries("m.txt.tmp.").size(), 1u);
+  const CommandResult converted = RunCommand(convert);
+  ASSERT_EQ(converted.exit_code, 0) << converted.err;
+  EXPECT_THAT(Temporaries("m.txt.tmp."), ::testing::IsEmpty());
 }
 
 // Every file a CLI writes goes through the atomic writer, which refuses a

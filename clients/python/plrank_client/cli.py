@@ -13,6 +13,7 @@ The one line that differs by design is rank's timing line. Exit status: 0 ok,
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import secrets
 import stat
@@ -156,6 +157,32 @@ _FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device
                (stat.S_ISSOCK, "a socket"))
 
 
+def _refuse_stream_target(path: str, mode: Optional[int]) -> None:
+    """Refuses an existing target that is neither a regular file nor a
+    stream, in the words of core/data/stream_output.cc's
+    CheckStreamOutputTarget (plrank-eval's and plrank-client's check)."""
+    if mode is None or stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or \
+            stat.S_ISCHR(mode) or stat.S_ISSOCK(mode):
+        return
+    kind = next((name for test, name in _FILE_KINDS if test(mode)),
+                "a special file")
+    raise LocalFileError(
+        f"{path}: exists and is {kind}, not a file or a pipe; refusing to "
+        "write there (give a file path, or - for standard output)")
+
+
+def _check_stream_target(path: str) -> None:
+    """Before the work, as the C++ tools do: a target that cannot be
+    written fails now, not after ranking every query."""
+    if path in ("-", "/dev/stdout"):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # absent: creating the file tells what is wrong
+    _refuse_stream_target(path, mode)
+
+
 def _write_lines(path: str, lines: List[str]) -> None:
     """Writes as the C++ tools' score output (core/data/stream_output.h):
     - (or /dev/stdout), a pipe, a character device or a socket is written
@@ -175,14 +202,16 @@ def _write_lines(path: str, lines: List[str]) -> None:
         with open(path, "w", encoding="ascii") as stream:
             stream.write(text)
         return
-    if mode is not None and not stat.S_ISREG(mode):
-        kind = next((name for test, name in _FILE_KINDS if test(mode)),
-                    "a special file")
-        raise LocalFileError(
-            f"{path}: exists and is {kind}, not a regular file; refusing to "
-            "replace it (give a file path)")
+    _refuse_stream_target(path, mode)
     temp = f"{path}.tmp.{os.getpid()}.{secrets.token_hex(8)}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    # Locked until renamed, as the C++ writer does: the C++ tools remove the
+    # unlocked temporaries of a target, which killed writers left.
+    lock = os.dup(fd)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        pass
     try:
         with os.fdopen(fd, "w", encoding="ascii") as file:
             file.write(text)
@@ -195,6 +224,8 @@ def _write_lines(path: str, lines: List[str]) -> None:
         except OSError:
             pass
         raise
+    finally:
+        os.close(lock)
     directory = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
     try:
         os.fsync(directory)
@@ -235,6 +266,8 @@ def _rank_batch(client: RankerClient, args, queries, top_k):
 
 
 def run_rank(client: RankerClient, args, out: TextIO, batch: int = 1) -> None:
+    if args.scores_out:
+        _check_stream_target(args.scores_out)
     data = _read_data_for_model(client, args)
     want_scores = bool(args.scores_out)
     # Every document's score is needed only for --scores_out.

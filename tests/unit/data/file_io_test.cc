@@ -2,6 +2,8 @@
 // regular files whole and refuses targets that are not regular files.
 #include "core/data/file_io.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -62,6 +64,46 @@ TEST_F(FileIoTest, CreatesAndReplacesRegularFilesWithNoTemporaryLeft) {
   ASSERT_TRUE(WriteFileAtomically(Path("link"), "third\n").ok());
   EXPECT_EQ(Read(Path("link")), "third\n");
   EXPECT_THAT(Entries(), ::testing::ElementsAre("link", "out.txt"));
+}
+
+// Issue 39 item 11: a writer killed between creating and renaming its
+// temporary left `<path>.tmp.<pid>.<random>` forever. The next write of the
+// same path removes those no live writer holds (flock); a temporary a live
+// writer holds, other files' temporaries and look-alike names stay.
+TEST_F(FileIoTest, RemovesTemporariesOfDeadWritersOnly) {
+  const std::string path = Path("model.pb");
+  const auto create = [&](const std::string& name) {
+    std::ofstream(Path(name)) << "partial";
+  };
+  create("model.pb.tmp.123.00000000deadbeef");     // a dead writer's
+  create("model.pb.tmp.4567890.0123456789abcdef");  // another dead one
+  create("model.pb.tmp.12.0123456789ABCDEF");      // not our form (upper case)
+  create("model.pb.tmp.12.0123456789abcde");       // not our form (15 digits)
+  create("model.pb.tmp.x.0123456789abcdef");       // not our form
+  create("other.pb.tmp.123.00000000deadbeef");     // another target's
+  // A live writer's: the lock is taken through another open file
+  // description, as another process's would be.
+  create("model.pb.tmp.99.feedfacefeedface");
+  const int held = ::open(Path("model.pb.tmp.99.feedfacefeedface").c_str(),
+                          O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  std::filesystem::create_directory(Path("model.pb.tmp.7.abcdefabcdefabcd"));
+
+  ASSERT_TRUE(WriteFileAtomically(path, "model\n").ok());
+  EXPECT_EQ(Read(path), "model\n");
+  EXPECT_EQ(Entries(),
+            (std::vector<std::string>{
+                "model.pb", "model.pb.tmp.12.0123456789ABCDEF",
+                "model.pb.tmp.12.0123456789abcde",
+                "model.pb.tmp.7.abcdefabcdefabcd",
+                "model.pb.tmp.99.feedfacefeedface",
+                "model.pb.tmp.x.0123456789abcdef",
+                "other.pb.tmp.123.00000000deadbeef"}));
+  // Once its writer is gone, the next write removes it.
+  ::close(held);
+  ASSERT_TRUE(WriteFileAtomically(path, "again\n").ok());
+  EXPECT_FALSE(std::filesystem::exists(Path("model.pb.tmp.99.feedfacefeedface")));
 }
 
 TEST_F(FileIoTest, RefusesTargetsThatAreNotRegularFiles) {

@@ -177,6 +177,57 @@ TEST(VersionManagerTest, DefaultPolicyServesLatestTwoAndIgnoresOtherDirs) {
             absl::StatusCode::kNotFound);
 }
 
+// Issue 39 item 11: directories skipped by their names were never logged.
+// ScanRepository lists them (not hidden ones, not files), and the manager
+// logs each once, at the first scan that finds it.
+TEST(VersionManagerTest, SkippedDirectoriesAreLoggedOnce) {
+  TempDir base;
+  ASSERT_FALSE(WriteTestModel(base.path(), "web", 1).empty());
+  for (const char* dir : {"/web/007", "/web/-1", "/web/1.5", "/web/0x10",
+                          "/web/.staging-2", "/bad name", "/.hidden"}) {
+    std::filesystem::create_directories(base.path() + dir);
+  }
+  std::ofstream(base.path() + "/web/notes.txt") << "a file";
+  std::ofstream(base.path() + "/README") << "a file";
+
+  std::vector<SkippedDirectory> skipped;
+  ASSERT_TRUE(ScanRepository(base.path(), nullptr, &skipped).ok());
+  std::vector<std::string> paths;
+  for (const SkippedDirectory& entry : skipped) paths.push_back(entry.path);
+  EXPECT_THAT(paths, ::testing::UnorderedElementsAre(
+                         base.path() + "/bad name", base.path() + "/web/007",
+                         base.path() + "/web/-1", base.path() + "/web/1.5",
+                         base.path() + "/web/0x10"));
+
+  VersionManager manager({base.path(), "", nullptr});
+  const auto count = [](const std::string& log, const std::string& text) {
+    size_t n = 0;
+    for (size_t at = log.find(text); at != std::string::npos;
+         at = log.find(text, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  ::testing::internal::CaptureStderr();
+  for (int scan = 0; scan < 3; ++scan) ASSERT_TRUE(manager.Scan().status.ok());
+  std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(log, "event=directory_skipped"), 5u) << log;
+  EXPECT_EQ(count(log, "path=" + base.path() + "/web/007 "), 1u) << log;
+  EXPECT_EQ(count(log, "reason=\"not a version number"), 4u) << log;
+  EXPECT_EQ(count(log, "reason=\"not a valid model name"), 1u) << log;
+  EXPECT_THAT(Available(manager, "web"), ElementsAre(1));
+
+  // Gone and back: logged again, once.
+  std::filesystem::remove(base.path() + "/web/007");
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(manager.Scan().status.ok());
+  std::filesystem::create_directories(base.path() + "/web/007");
+  ASSERT_TRUE(manager.Scan().status.ok());
+  ASSERT_TRUE(manager.Scan().status.ok());
+  log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(log, "event=directory_skipped"), 1u) << log;
+}
+
 TEST(VersionManagerTest, SwapKeepsRequestsInFlightOnTheirVersion) {
   TempDir base;
   WriteTestModel(base.path(), "web", 1);
