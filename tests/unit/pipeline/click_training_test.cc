@@ -3,6 +3,8 @@
 #include "core/pipeline/click_training.h"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "core/objectives/lambdamart.h"
 #include "core/objectives/plackett_luce/plackett_luce.h"
 #include "core/pipeline/propensity_estimation.h"
+#include "core/pipeline/train_job.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -196,6 +199,108 @@ TEST(PositionBiasTest, GamLearnsADecreasingCurveForBothLosses) {
     }
     EXPECT_LT(result->position_bias[4], -0.5);
   }
+}
+
+// A run resumed from its state after iteration 6 (as --resume does from a
+// checkpoint) goes on with the bias the first run had learned: trees and
+// curve are bit-identical to the uninterrupted run's. Resuming with a bias
+// of another size is refused.
+TEST(PositionBiasTest, ResumingGoesOnWithTheCheckpointedBias) {
+  Dataset log = ClickLog(14, 200, 5, 1.5);
+  PlackettLuceOptions options;
+  options.ties = PlTies::kEfron;
+  options.topk = 0;
+  options.stop_at_lowest_label = true;
+  BoosterConfig config;
+  config.num_trees = 12;
+  config.num_leaves = 4;
+  config.min_data_in_leaf = 20;
+  config.learning_rate = 0.2;
+  PositionBiasConfig bias;
+  bias.positions = log.positions;
+  auto train = [&](const BoosterResult* resume, BoosterResult* at6) {
+    PlackettLuceObjective objective(options);
+    EXPECT_TRUE(objective.Init(log, 1).ok());
+    BoosterInputs inputs;
+    inputs.train = &log;
+    inputs.objective = &objective;
+    inputs.position_bias = &bias;
+    inputs.resume = resume;
+    if (at6 != nullptr) {
+      inputs.on_state = [at6](const BoosterResult& state) {
+        if (state.history.size() == 6) *at6 = state;
+      };
+    }
+    return TrainBooster(config, inputs);
+  };
+  BoosterResult at6;
+  absl::StatusOr<BoosterResult> whole = train(nullptr, &at6);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_EQ(at6.history.size(), 6u);
+  ASSERT_EQ(at6.position_bias.size(), 5u);
+  EXPECT_NE(at6.position_bias, whole->position_bias);  // still learning
+  absl::StatusOr<BoosterResult> resumed = train(&at6, nullptr);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->position_bias, whole->position_bias);
+  ASSERT_EQ(resumed->trees.size(), whole->trees.size());
+  for (size_t t = 0; t < whole->trees.size(); ++t) {
+    EXPECT_EQ(resumed->trees[t].leaf_value, whole->trees[t].leaf_value) << t;
+  }
+  // Without the bias the resumed run would start again from b = 0.
+  BoosterResult wrong = at6;
+  wrong.position_bias.pop_back();
+  absl::StatusOr<BoosterResult> refused = train(&wrong, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("position bias"));
+}
+
+void WriteText(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+// Side files are read at every load, binary dataset cache or not, and enter
+// the data's digest (the artifact's train_data_hash and the checkpoint's
+// key): a changed .weight file is never served stale.
+TEST(SideFilesDigestTest, AChangedWeightFileChangesTheDigestThroughTheCache) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "side_digest";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path train = dir / "train.txt";
+  WriteText(train,
+            "1 qid:1 1:0.5 2:1\n0 qid:1 1:0.1 2:0\n"
+            "2 qid:2 1:0.9 2:1\n0 qid:2 1:0.2 2:1\n");
+  TrainJob job;
+  job.train_path = train.string();
+  job.dataset_cache = true;
+  auto load = [&job]() {
+    absl::StatusOr<TrainData> data =
+        LoadTrainData(job, [](const std::string&) {});
+    EXPECT_TRUE(data.ok()) << data.status();
+    return data.ok() ? std::move(data->train) : Dataset{};
+  };
+  const std::string bare = DatasetDigest(load());
+  WriteText(dir / "train.txt.weight", "1\n1\n1\n1\n");
+  const Dataset ones = load();  // from the cache written above
+  ASSERT_EQ(ones.weights.size(), 4u);
+  EXPECT_NE(DatasetDigest(ones), bare);
+  WriteText(dir / "train.txt.weight", "1\n2\n1\n1\n");
+  const Dataset changed = load();
+  ASSERT_EQ(changed.weights.size(), 4u);
+  EXPECT_EQ(changed.weights[1], 2.0f);
+  EXPECT_NE(DatasetDigest(changed), DatasetDigest(ones));
+  // Each side file changes it, each differently.
+  std::filesystem::remove(dir / "train.txt.weight");
+  WriteText(dir / "train.txt.position", "1\n2\n1\n2\n");
+  const std::string positions = DatasetDigest(load());
+  std::filesystem::remove(dir / "train.txt.position");
+  WriteText(dir / "train.txt.propensity", "1\n0.5\n1\n0.5\n");
+  const std::string propensities = DatasetDigest(load());
+  EXPECT_NE(positions, bare);
+  EXPECT_NE(propensities, bare);
+  EXPECT_NE(positions, propensities);
+  std::filesystem::remove(dir / "train.txt.propensity");
+  EXPECT_EQ(DatasetDigest(load()), bare);  // without side files: as before
 }
 
 TEST(PositionBiasTest, MultiOutputAndBadPositionsAreRefused) {
