@@ -451,6 +451,7 @@ std::string DatasetDigest(const Dataset& data) {
   side("query weight", data.query_weights);
   side("position", data.positions);
   side("propensity", data.propensities);
+  side("marginals", data.marginals);
   return absl::StrFormat("fnv1a64:%016x", hash.value());
 }
 

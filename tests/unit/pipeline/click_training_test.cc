@@ -106,6 +106,101 @@ TEST(ClickWeightsTest, IpsWeighsClickedDocumentsByInversePropensity) {
   EXPECT_TRUE(info2.propensity_curve.empty());
 }
 
+// Policy-aware IPS by hand: one logged ranking of 3 candidates, top 2
+// shown, mu(d, j) the policy's position marginals, theta = (1, 0.5):
+//   rho_1 = 0.6 + 0.3 * 0.5 = 0.75, rho_2 = 0.3 + 0.5 * 0.5 = 0.55,
+//   rho_3 = 0.1 + 0.2 * 0.5 = 0.2 (1 / rho_3 = 5, clipped at 4).
+// Clicked: d1 and d3. With independent ties the weighted loss is
+//   w_1 log(1 + e^{s_2 - s_1}) + w_3 log(1 + e^{s_2 - s_3}),
+// and its gradient matches finite differences.
+TEST(ClickWeightsTest, PolicyAwareIpsFromPositionMarginalsByHand) {
+  Dataset all;
+  all.num_features = 1;
+  all.labels = {1, 0, 1};
+  all.query_offsets = {0, 3};
+  all.query_ids = {"r1"};
+  all.features = {0.1f, 0.2f, 0.3f};
+  all.positions = {1, 0, 2};  // d2 was a candidate not shown
+  all.marginal_positions = 2;
+  all.marginals = {0.6f, 0.3f, 0.3f, 0.5f, 0.1f, 0.2f};
+  all.weights = {1.0f, 1.0f, 2.0f};  // e.g. pooled click counts
+  ClickOptions options;
+  options.position_debias = PositionDebias::kIps;
+  options.position_propensities = {1.0, 0.5};
+  options.max_ips_weight = 4.0;
+  ClickWeightsInfo info;
+  absl::StatusOr<TrainingWeights> weights =
+      TrainingWeightsFor(all, options, &info);
+  ASSERT_TRUE(weights.ok()) << weights.status();
+  const double w1 = 1.0 / (0.6f + 0.3f * 0.5), w3 = 2.0 * 4.0;
+  EXPECT_NEAR(weights->document[0], 1.0 / 0.75, 1e-6);
+  EXPECT_DOUBLE_EQ(weights->document[0], w1);
+  EXPECT_DOUBLE_EQ(weights->document[1], 1.0);  // unclicked: as it was
+  EXPECT_DOUBLE_EQ(weights->document[2], w3);
+  EXPECT_EQ(info.clipped, 1);
+
+  PlackettLuceOptions pl;
+  pl.ties = PlTies::kIndependent;
+  pl.topk = 0;
+  pl.stop_at_lowest_label = true;
+  PlackettLuceObjective objective(pl);
+  objective.SetTrainingWeights(*weights);
+  ASSERT_TRUE(objective.Init(all, 1).ok());
+  const std::vector<double> scores = {0.5, 0.0, -1.0};
+  EXPECT_NEAR(objective.Loss(scores),
+              w1 * std::log1p(std::exp(-0.5)) + w3 * std::log1p(std::exp(1.0)),
+              1e-9);
+  std::vector<float> g(3), h(3);
+  objective.ComputeGradients(scores, {}, absl::MakeSpan(g), absl::MakeSpan(h));
+  for (size_t d = 0; d < 3; ++d) {
+    std::vector<double> up = scores, down = scores;
+    up[d] += 1e-5;
+    down[d] -= 1e-5;
+    EXPECT_NEAR(g[d], (objective.Loss(up) - objective.Loss(down)) / 2e-5,
+                1e-4)
+        << d;
+  }
+
+  // A clicked candidate the policy could not show has no propensity.
+  all.marginals[4] = all.marginals[5] = 0.0f;
+  ClickWeightsInfo again;
+  EXPECT_THAT(std::string(
+                  TrainingWeightsFor(all, options, &again).status().message()),
+              HasSubstr("propensity is 0"));
+  // gam needs every document shown.
+  ClickOptions gam;
+  gam.position_debias = PositionDebias::kGam;
+  EXPECT_THAT(
+      std::string(TrainingWeightsFor(all, gam, &again).status().message()),
+      HasSubstr("needs every training document shown"));
+}
+
+// Candidates that were not shown (position 0) leave the estimate unchanged.
+TEST(PropensityEstimationTest, UnshownCandidatesAreLeftOut) {
+  Dataset log = ClickLog(31, 300, 5, 1.0);
+  absl::StatusOr<PropensityCurve> shown = EstimatePropensities(log);
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  Dataset with_unshown = log;
+  with_unshown.positions.push_back(0);  // one more candidate, never shown
+  with_unshown.labels.push_back(0);
+  with_unshown.query_offsets.back() += 1;
+  std::vector<float> features;
+  const size_t n = log.num_documents();
+  for (int32_t f = 0; f < log.num_features; ++f) {
+    features.insert(features.end(), log.features.begin() + f * n,
+                    log.features.begin() + (f + 1) * n);
+    features.push_back(log.features[f * n]);  // a copy of document 0
+  }
+  with_unshown.features = features;
+  absl::StatusOr<PropensityCurve> estimated = EstimatePropensities(with_unshown);
+  ASSERT_TRUE(estimated.ok()) << estimated.status();
+  EXPECT_EQ(estimated->shown, shown->shown);
+  ASSERT_EQ(estimated->theta.size(), shown->theta.size());
+  for (size_t k = 0; k < shown->theta.size(); ++k) {
+    EXPECT_NEAR(estimated->theta[k], shown->theta[k], 0.02) << k;
+  }
+}
+
 TEST(ClickWeightsTest, NothingToWeighIsEmptyAndMissingInputsAreErrors) {
   Dataset log = ClickLog(10, 3, 3, 1.0);
   ClickWeightsInfo info;
