@@ -107,97 +107,103 @@ absl::Status Store(const SideValues& parsed, const std::string& name,
   return absl::OkStatus();
 }
 
+// Calls visit(line, first, end) for every line of `text` with content:
+// `line` 1-based, [first, end) from its first non-space character to the
+// line's end or its '#'. Stops at the first error visit returns.
+template <typename Visit>
+absl::Status ForEachContentLine(std::string_view text, Visit visit) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  int64_t line = 0;
+  while (p < end) {
+    ++line;
+    const char* newline =
+        static_cast<const char*>(std::memchr(p, '\n', end - p));
+    const char* line_end = newline != nullptr ? newline : end;
+    const char* next = newline != nullptr ? newline + 1 : end;
+    if (const void* hash = std::memchr(p, '#', line_end - p)) {
+      line_end = static_cast<const char*>(hash);
+    }
+    const char* token = SkipSpaces(p, line_end);
+    p = next;
+    if (token == line_end) continue;
+    if (absl::Status s = visit(line, token, line_end); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<SideValues> ParseSideValues(std::string_view text,
                                            const std::string& name,
                                            SideKind kind) {
   SideValues result;
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  int64_t line = 0;
-  while (p < end) {
-    ++line;
-    const char* newline =
-        static_cast<const char*>(std::memchr(p, '\n', end - p));
-    const char* line_end = newline != nullptr ? newline : end;
-    const char* next = newline != nullptr ? newline + 1 : end;
-    if (const void* hash = std::memchr(p, '#', line_end - p)) {
-      line_end = static_cast<const char*>(hash);
-    }
-    const char* token = SkipSpaces(p, line_end);
-    p = next;
-    if (token == line_end) continue;
-    const char* token_end = TokenEnd(token, line_end);
-    const std::string_view shown(token, token_end - token);
-    double value = 0.0;
-    auto [ptr, ec] = std::from_chars(token, token_end, value);
-    if (ec != std::errc() || ptr != token_end || !InRange(kind, value)) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s:%d: bad %s '%s'; expected %s", name, line,
-                          KindName(kind), shown, KindRange(kind)));
-    }
-    if (SkipSpaces(token_end, line_end) != line_end) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d: expected one %s per line", name, line, KindName(kind)));
-    }
-    result.values.push_back(value);
-    result.lines.push_back(line);
-  }
+  absl::Status status = ForEachContentLine(
+      text, [&](int64_t line, const char* token, const char* line_end) {
+        const char* token_end = TokenEnd(token, line_end);
+        const std::string_view shown(token, token_end - token);
+        double value = 0.0;
+        auto [ptr, ec] = std::from_chars(token, token_end, value);
+        if (ec != std::errc() || ptr != token_end || !InRange(kind, value)) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("%s:%d: bad %s '%s'; expected %s", name, line,
+                              KindName(kind), shown, KindRange(kind)));
+        }
+        if (SkipSpaces(token_end, line_end) != line_end) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s:%d: expected one %s per line", name, line, KindName(kind)));
+        }
+        result.values.push_back(value);
+        result.lines.push_back(line);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
   return result;
 }
 
 absl::Status ParseMarginals(std::string_view text, const std::string& name,
                             Dataset* data) {
   std::vector<std::vector<float>> rows;
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  int64_t line = 0;
   size_t width = 0;
-  while (p < end) {
-    ++line;
-    const char* newline =
-        static_cast<const char*>(std::memchr(p, '\n', end - p));
-    const char* line_end = newline != nullptr ? newline : end;
-    const char* next = newline != nullptr ? newline + 1 : end;
-    if (const void* hash = std::memchr(p, '#', line_end - p)) {
-      line_end = static_cast<const char*>(hash);
-    }
-    const char* token = SkipSpaces(p, line_end);
-    p = next;
-    if (token == line_end) continue;
-    if (rows.size() == data->num_documents()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d: more lines than the data's %d documents", name, line,
-          data->num_documents()));
-    }
-    std::vector<float>& row = rows.emplace_back();
-    double sum = 0.0;
-    while (token != line_end) {
-      const char* token_end = TokenEnd(token, line_end);
-      double value = 0.0;
-      auto [ptr, ec] = std::from_chars(token, token_end, value);
-      if (ec != std::errc() || ptr != token_end || !(value >= 0.0) ||
-          value > 1.0) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s:%d: bad marginal '%s'; expected a probability in [0, 1]",
-            name, line, std::string_view(token, token_end - token)));
-      }
-      row.push_back(static_cast<float>(value));
-      sum += value;
-      token = SkipSpaces(token_end, line_end);
-    }
-    if (sum > 1.0 + 1e-5) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d: the marginals sum to %g; a document is shown at most once",
-          name, line, sum));
-    }
-    width = std::max(width, row.size());
-  }
+  int64_t last_line = 0;
+  absl::Status status = ForEachContentLine(
+      text, [&](int64_t line, const char* token, const char* line_end) {
+        last_line = line;
+        if (rows.size() == data->num_documents()) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s:%d: more lines than the data's %d documents", name, line,
+              data->num_documents()));
+        }
+        std::vector<float>& row = rows.emplace_back();
+        double sum = 0.0;
+        while (token != line_end) {
+          const char* token_end = TokenEnd(token, line_end);
+          double value = 0.0;
+          auto [ptr, ec] = std::from_chars(token, token_end, value);
+          if (ec != std::errc() || ptr != token_end || !(value >= 0.0) ||
+              value > 1.0) {
+            return absl::InvalidArgumentError(absl::StrFormat(
+                "%s:%d: bad marginal '%s'; expected a probability in [0, 1]",
+                name, line, std::string_view(token, token_end - token)));
+          }
+          row.push_back(static_cast<float>(value));
+          sum += value;
+          token = SkipSpaces(token_end, line_end);
+        }
+        if (sum > 1.0 + 1e-5) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s:%d: the marginals sum to %g; a document is shown at most "
+              "once",
+              name, line, sum));
+        }
+        width = std::max(width, row.size());
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
   if (rows.size() != data->num_documents()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s:%d: %d marginals lines, but the data has %d (one per document)",
-        name, line, rows.size(), data->num_documents()));
+        name, last_line, rows.size(), data->num_documents()));
   }
   data->marginal_positions = static_cast<int32_t>(width);
   data->marginals.assign(rows.size() * width, 0.0f);

@@ -256,6 +256,24 @@ TEST(PositionBiasTest, BiasDerivativeIsTheSumOfGradientsAtThePosition) {
   }
 }
 
+// PLRank's default tie handling (efron, every context, stop at the lowest).
+PlackettLuceOptions DefaultTies() {
+  PlackettLuceOptions options;
+  options.ties = PlTies::kEfron;
+  options.topk = 0;
+  options.stop_at_lowest_label = true;
+  return options;
+}
+
+BoosterConfig SmallBooster(int32_t trees) {
+  BoosterConfig config;
+  config.num_trees = trees;
+  config.num_leaves = 4;
+  config.min_data_in_leaf = 20;
+  config.learning_rate = 0.2;
+  return config;
+}
+
 // Clicks driven by position alone: gam puts the signal in the bias (b_1 =
 // 0, lower positions below) and the trees learn little.
 TEST(PositionBiasTest, GamLearnsADecreasingCurveForBothLosses) {
@@ -264,20 +282,12 @@ TEST(PositionBiasTest, GamLearnsADecreasingCurveForBothLosses) {
     SCOPED_TRACE(name);
     std::unique_ptr<Objective> objective;
     if (std::string(name) == "plrank") {
-      PlackettLuceOptions options;
-      options.ties = PlTies::kEfron;
-      options.topk = 0;
-      options.stop_at_lowest_label = true;
-      objective = std::make_unique<PlackettLuceObjective>(options);
+      objective = std::make_unique<PlackettLuceObjective>(DefaultTies());
     } else {
       objective = std::make_unique<LambdaMartObjective>(LambdaMartOptions{});
     }
     ASSERT_TRUE(objective->Init(log, 1).ok());
-    BoosterConfig config;
-    config.num_trees = 30;
-    config.num_leaves = 4;
-    config.min_data_in_leaf = 20;
-    config.learning_rate = 0.2;
+    const BoosterConfig config = SmallBooster(30);
     PositionBiasConfig bias;
     bias.positions = log.positions;
     BoosterInputs inputs;
@@ -302,15 +312,8 @@ TEST(PositionBiasTest, GamLearnsADecreasingCurveForBothLosses) {
 // of another size is refused.
 TEST(PositionBiasTest, ResumingGoesOnWithTheCheckpointedBias) {
   Dataset log = ClickLog(14, 200, 5, 1.5);
-  PlackettLuceOptions options;
-  options.ties = PlTies::kEfron;
-  options.topk = 0;
-  options.stop_at_lowest_label = true;
-  BoosterConfig config;
-  config.num_trees = 12;
-  config.num_leaves = 4;
-  config.min_data_in_leaf = 20;
-  config.learning_rate = 0.2;
+  const PlackettLuceOptions options = DefaultTies();
+  const BoosterConfig config = SmallBooster(12);
   PositionBiasConfig bias;
   bias.positions = log.positions;
   auto train = [&](const BoosterResult* resume, BoosterResult* at6) {
