@@ -14,8 +14,8 @@ Two forms of the same click log:
   pooled: plrank-logs join's D.all, summed over the query's requests),
   label = clicked in some session, D.weight = the query's click count of
   the document over the number of sessions, D.marginals = the logging
-  policy's position marginals mu(d, j) (Monte Carlo, exact 0/1 for the
-  deterministic ranker). `--position_debias=ips` with
+  policy's position marginals mu(d, j) (Monte Carlo over 1000 rankings and
+  the logged ones, exact 0/1 for the deterministic ranker). `--position_debias=ips` with
   `--position_propensities` = the true curve is then the policy-aware
   estimator: a click counts 1 / sum_j mu(d, j) theta_j.
 """
@@ -38,17 +38,20 @@ SYSTEMS = [
 ]
 
 
-def marginals_of(scores, k, sampled, rng, draws):
-    """mu[d][j]: probability that the logging policy shows d at j + 1."""
+def marginals_of(scores, k, logged, sampled, rng, draws):
+    """mu[d][j]: probability that the logging policy shows d at j + 1.
+    Sampled: Monte Carlo over `draws` rankings plus the logged ones (draws
+    of the same policy), so a document that was shown never gets 0."""
     n = len(scores)
     mu = [[0.0] * k for _ in range(n)]
     if not sampled:
         for r, i in enumerate(cb.deterministic_order(scores)[:k]):
             mu[i][r] = 1.0
         return mu
-    for _ in range(draws):
-        for r, i in enumerate(cb.gumbel_top_k(scores, k, rng)):
-            mu[i][r] += 1.0 / draws
+    rankings = [cb.gumbel_top_k(scores, k, rng) for _ in range(draws)]
+    for order in rankings + logged:
+        for r, i in enumerate(order):
+            mu[i][r] += 1.0 / (draws + len(logged))
     return mu
 
 
@@ -67,12 +70,13 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         s = log_scores[at:at + n]
         at += n
         k = min(k_shown, n)
-        mu = marginals_of(s, k, sampled, rng, draws)
-        exposure = [sum(m * e for m, e in zip(row, exam)) for row in mu]
         fixed = None if sampled else cb.deterministic_order(s)[:k]
+        orders = [cb.gumbel_top_k(s, k, rng) if sampled else fixed
+                  for _ in range(sessions)]
+        mu = marginals_of(s, k, orders, sampled, rng, draws)
+        exposure = [sum(m * e for m, e in zip(row, exam)) for row in mu]
         clicks, shown = [0] * n, [0] * n
-        for session in range(sessions):
-            order = cb.gumbel_top_k(s, k, rng) if sampled else fixed
+        for session, order in enumerate(orders):
             rows, any_click = [], 0
             for r, i in enumerate(order):
                 click = rng.random() < exam[r] * cb.relevance_probability(
@@ -97,6 +101,8 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
     path = os.path.join(runner.scratch, tag + ".sessions.txt")
     cb.write_letor(path, session_log)
     cb.write_lines(path + ".position", session_pos)
+    if os.path.exists(path + ".propensity"):  # a previous run's
+        os.remove(path + ".propensity")
     res["session_naive"] = score("session_naive", path, [])
     res["session_ips_curve"] = score(
         "session_ips_curve", path, ips + [f"--position_propensities={curve}"])
