@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+import clicks_long_lists
+
 # ----------------------------------------------------------------- LETOR io
 
 
@@ -364,79 +366,6 @@ def standard_case(runner, name, train_path, test_path, etas, session_counts,
     return summary
 
 
-def long_list_case(runner, train_path, test_path, session_counts, rng, report,
-                   eta, max_ips, logging_trees):
-    train_q = read_letor(train_path)
-    test_q = read_letor(test_path)
-    flat_test = os.path.join(runner.scratch, "long.test.txt")
-    write_letor(flat_test, test_q)
-    max_label = max(l for _, d in train_q for l, _ in d)
-    ceiling_scores, _ = runner.train_score(train_path, flat_test,
-                                           "long.ceiling", [])
-    ceiling = mean(per_query_ndcg(test_q, ceiling_scores))
-    log_scores = logging_ranker(runner, train_q, train_path, "long", 0.05, rng,
-                                trees=logging_trees)
-    logging = mean(per_query_ndcg(
-        test_q, runner.train_score(
-            os.path.join(runner.scratch, "long.logging.txt"), flat_test,
-            "long.logging_test", ["--leaves=7", "--min_data_in_leaf=5"],
-            trees=logging_trees)[0]))
-    docs = sum(len(d) for _, d in train_q) / len(train_q)
-    report.append(
-        f"\n{len(train_q)} training queries of {docs:.0f} candidates on "
-        f"average, top 10 shown, eta = {eta}; {len(test_q)} test queries. "
-        f"Ceiling (PLRank on the true grades of every candidate) NDCG@10 "
-        f"{ceiling:.4f}; the logging ranker {logging:.4f} "
-        f"({100 * logging / ceiling:.0f} %).\n")
-    report.append("| logging | sessions/query | click rows | PLRank naive | % of ceiling | PLRank ips (logged propensities) | % of ceiling | ips vs naive (p) | PLRank ips (position curve (1/k)^eta) | % of ceiling | vs naive (p) |")
-    report.append("|---|---|---|---|---|---|---|---|---|---|---|")
-    rows = []
-    for sampled in (False, True):
-        for sessions in session_counts:
-            log, positions, props = simulate(train_q, log_scores, eta,
-                                             sessions, rng, shown=10,
-                                             sampled=sampled,
-                                             max_label=max_label)
-            tag = f"long.{'pl' if sampled else 'det'}.s{sessions}"
-            path = os.path.join(runner.scratch, tag + ".clicks.txt")
-            write_letor(path, log)
-            write_lines(path + ".position", positions)
-            write_lines(path + ".propensity", [f"{p:.6g}" for p in props])
-            naive = per_query_ndcg(test_q, runner.train_score(
-                path, flat_test, tag + ".naive", [])[0])
-            ips = per_query_ndcg(test_q, runner.train_score(
-                path, flat_test, tag + ".ips",
-                ["--position_debias=ips", f"--max_ips_weight={max_ips}"])[0])
-            d, p = paired_t(ips, naive)
-            kind = "Plackett-Luce sampled" if sampled else "deterministic"
-            if sampled:
-                curve = ",".join(f"{(1.0 / k) ** eta:.6g}" for k in range(1, 11))
-                # The same log without its .propensity file.
-                bare = path + ".positions_only.txt"
-                write_letor(bare, log)
-                write_lines(bare + ".position", positions)
-                by_position = per_query_ndcg(test_q, runner.train_score(
-                    bare, flat_test, tag + ".ips_position",
-                    ["--position_debias=ips",
-                     f"--position_propensities={curve}",
-                     f"--max_ips_weight={max_ips}"])[0])
-                d2, p2 = paired_t(by_position, naive)
-                extra = (f" {mean(by_position):.4f} | "
-                         f"{100 * mean(by_position) / ceiling:.0f} % | "
-                         f"{d2:+.4f} ({p2:.3g}) |")
-            else:
-                extra = " (same as logged) | | |"
-            report.append(
-                f"| {kind} | {sessions} | {len(positions)} | {mean(naive):.4f} | "
-                f"{100 * mean(naive) / ceiling:.0f} % | {mean(ips):.4f} | "
-                f"{100 * mean(ips) / ceiling:.0f} % | {d:+.4f} ({p:.3g}) |" + extra)
-            rows.append((kind, sessions, mean(naive) / ceiling,
-                         mean(ips) / ceiling, p))
-            sys.stderr.write(f"{tag}: done ({runner.seconds:.0f} s)\n")
-            FLUSH()
-    return rows
-
-
 def write_report(args, runner, report, long_report):
     with open(args.out, "w") as f:
         f.write("# Learning from clicks: position-debiased training\n\n")
@@ -444,7 +373,8 @@ def write_report(args, runner, report, long_report):
                 f"flags here: --trees={args.trees} --etas={args.etas} "
                 f"--sessions={args.sessions} --small_etas={args.small_etas or args.etas} "
                 f"--small_sessions={args.small_sessions or args.sessions} "
-                f"--long_sessions={args.long_sessions} "
+                f"--long_sessions={args.long_sessions} --long_seeds={args.long_seeds} "
+                f"--long_betas={args.long_betas} "
                 f"--long_queries={args.long_queries} --max_ips_weight={args.max_ips_weight} "
                 f"--long_logging_trees={args.long_logging_trees} "
                 f"--long_max_ips_weight={args.long_max_ips_weight} "
@@ -465,14 +395,6 @@ def write_report(args, runner, report, long_report):
         f.write("\n".join(report) + "\n")
         if long_report:
             f.write("\n## Long lists: exploration (deterministic vs sampled logging)\n")
-            f.write(
-                f"\nThe logging ranker is a weak PLRank ({args.long_logging_trees} trees on 5 % of the "
-                "queries). Deterministic: its top 10 every session "
-                "(propensity = (1/k)^eta). Sampled: each session's top 10 drawn "
-                "from its Plackett-Luce policy (Gumbel top-k on its scores); a "
-                "document's propensity is its expected examination under the "
-                "policy (Monte Carlo over 300 rankings per query), written to "
-                "D.propensity as the serving side would log it.\n")
             f.write("\n".join(long_report) + "\n")
 
 
@@ -494,6 +416,14 @@ def main():
     ap.add_argument("--small_sessions", default="",
                     help="sessions of those sets (default: --sessions)")
     ap.add_argument("--long_sessions", default="10,100")
+    ap.add_argument("--long_seeds", default="36,37,38",
+                    help="one generated long-list set (and simulation) per seed")
+    ap.add_argument("--long_betas", default="1,4",
+                    help="inverse temperatures of the Plackett-Luce logging "
+                    "policy (its logits: beta times the logging ranker's scores)")
+    ap.add_argument("--long_marginal_draws", type=int, default=1000,
+                    help="Monte Carlo rankings per query for the position "
+                    "marginals (plrank-logs join's --marginal_samples)")
     ap.add_argument("--long_queries", type=int, default=150)
     ap.add_argument("--long_logging_trees", type=int, default=30,
                     help="trees of the long lists' logging ranker (its scores "
@@ -516,17 +446,8 @@ def main():
     summaries = []
     global FLUSH
     FLUSH = lambda: write_report(args, runner, report, long_report)
-    long_rows = []
     if "long" in sets:
-        prefix = os.path.join(args.scratch, "long")
-        runner.run([os.path.join(args.bin, "plrank-datagen"), "--regime=deep_graded",
-                    f"--queries={args.long_queries}", "--mean_docs=300",
-                    "--docs_sigma=0.05", "--features=40", "--seed=36",
-                    f"--out_prefix={prefix}"])
-        long_rows = long_list_case(
-            runner, prefix + ".train", prefix + ".test",
-            [int(x) for x in args.long_sessions.split(",")], rng, long_report,
-            1, args.long_max_ips_weight, args.long_logging_trees)
+        clicks_long_lists.long_list_case(runner, args, long_report, FLUSH)
     mq = os.path.join(args.data, "MQ2008")
     if "mq2008" in sets:
         train = os.path.join(args.scratch, "mq2008.s123.txt")

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <omp.h>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -52,12 +55,6 @@ absl::Status Validate(const BoosterConfig& config, const BoosterInputs& inputs) 
     for (int32_t p : inputs.position_bias->positions) {
       if (p < 1) return absl::InvalidArgumentError("positions must be >= 1");
     }
-    // Shards may disagree on the largest position, hence on the size of
-    // the reduced sums.
-    if (inputs.reducer != nullptr && inputs.reducer->num_ranks() > 1) {
-      return absl::InvalidArgumentError(
-          "--position_debias=gam trains single-process only (for now)");
-    }
     if (!(inputs.position_bias->regularization >= 0.0)) {
       return absl::InvalidArgumentError(
           "position bias regularization must be >= 0");
@@ -96,6 +93,25 @@ void AddTree(const GrownTree& grown, const BinnedDataset& binned,
                              : leaf_of_document[i];
     scores[i] += values[leaf];
   }
+}
+
+// The largest of every rank's `mine` (collective: rank 0 gathers, then
+// broadcasts), so shards that saw different largest positions size their
+// reduced position sums alike.
+int32_t MaxOverRanks(int32_t mine, Reducer& reducer) {
+  const std::vector<std::string> all = reducer.Gather(std::to_string(mine));
+  std::string largest = std::to_string(mine);
+  if (reducer.rank() == 0) {
+    int32_t value = mine;
+    for (const std::string& text : all) {
+      int32_t other = 0;
+      if (absl::SimpleAtoi(text, &other)) value = std::max(value, other);
+    }
+    largest = std::to_string(value);
+  }
+  reducer.Broadcast(&largest);
+  int32_t value = mine;
+  return absl::SimpleAtoi(largest, &value) ? value : mine;
 }
 
 // One regularised Newton step of every position's bias from this
@@ -249,7 +265,7 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
   if (gam != nullptr) {
     int32_t max_position = 1;
     for (int32_t p : gam->positions) max_position = std::max(max_position, p);
-    bias.assign(max_position, 0.0);
+    bias.assign(MaxOverRanks(max_position, reducer), 0.0);
     biased_scores.resize(n);
   }
   auto objective_scores = [&]() -> absl::Span<const double> {
@@ -283,6 +299,16 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
       }
     }
     objective.StartAtIteration(first_iteration);
+    if (gam != nullptr && first_iteration > 0) {
+      // The bias goes on from where the checkpointed run left it.
+      if (result.position_bias.size() != bias.size()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "resume: the checkpoint holds a position bias of ",
+            result.position_bias.size(), " positions, this run has ",
+            bias.size(), "; delete the checkpoint to train from the start"));
+      }
+      bias = result.position_bias;
+    }
   }
   result.num_features = train.num_features;
   double& best_metric = result.best_metric;
@@ -348,6 +374,7 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
     if (gam != nullptr) {
       StepPositionBias(*gam, gradients, hessians, config.learning_rate,
                        reducer, &bias);
+      result.position_bias = bias;  // part of the state a checkpoint keeps
     }
 
     IterationReport report;

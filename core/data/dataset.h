@@ -33,8 +33,14 @@ struct Dataset {
   // empty when absent, else aligned with the stored documents / queries:
   std::vector<float> weights;         // per document, >= 0 (".weight")
   std::vector<float> query_weights;   // per query, >= 0 (query-level .weight)
-  std::vector<int32_t> positions;     // per document, display position >= 1
+  std::vector<int32_t> positions;     // per document, display position
+                                      // >= 1, 0 = a candidate not shown
   std::vector<float> propensities;    // per document, in (0, 1]
+  // The logging policy's position marginals (".marginals"): row i holds
+  // mu(i, j), the probability that the policy showed document i at
+  // position j = 1..marginal_positions, zero-padded; row-major.
+  std::vector<float> marginals;
+  int32_t marginal_positions = 0;
   // When this dataset is one shard of a larger set (distributed training,
   // each rank holding its share): the number of the set's queries before
   // this shard's first, and the largest label over the whole set (-1: this

@@ -27,6 +27,12 @@ Dataset SliceQueries(const Dataset& data, size_t first_query,
   slice_docs(data.weights, &slice.weights);
   slice_docs(data.positions, &slice.positions);
   slice_docs(data.propensities, &slice.propensities);
+  if (!data.marginals.empty()) {
+    const size_t k = static_cast<size_t>(data.marginal_positions);
+    slice.marginal_positions = data.marginal_positions;
+    slice.marginals.assign(data.marginals.begin() + first_doc * k,
+                           data.marginals.begin() + end_doc * k);
+  }
   if (!data.query_weights.empty()) {
     slice.query_weights.assign(data.query_weights.begin() + first_query,
                                data.query_weights.begin() + end_query);

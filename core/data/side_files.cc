@@ -1,17 +1,22 @@
 #include "core/data/side_files.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/data/file_io.h"
-#include "core/data/value_lines.h"
+#include "core/data/letor_tokens.h"
 
 namespace plrank {
 namespace {
+
+using letor_internal::SkipSpaces;
+using letor_internal::TokenEnd;
 
 const char* KindName(SideKind kind) {
   switch (kind) {
@@ -30,7 +35,7 @@ const char* KindRange(SideKind kind) {
     case SideKind::kWeight:
       return "a finite number >= 0";
     case SideKind::kPosition:
-      return "an integer position >= 1";
+      return "an integer position >= 1 (0: not shown)";
     case SideKind::kPropensity:
       return "a number in (0, 1]";
   }
@@ -42,7 +47,7 @@ bool InRange(SideKind kind, double v) {
     case SideKind::kWeight:
       return std::isfinite(v) && v >= 0.0;
     case SideKind::kPosition:
-      return v >= 1.0 && v <= 1e9 && v == std::floor(v);
+      return v >= 0.0 && v <= 1e9 && v == std::floor(v);
     case SideKind::kPropensity:
       return v > 0.0 && v <= 1.0;
   }
@@ -102,22 +107,51 @@ absl::Status Store(const SideValues& parsed, const std::string& name,
   return absl::OkStatus();
 }
 
+// Calls visit(line, first, end) for every line of `text` with content:
+// `line` 1-based, [first, end) from its first non-space character to the
+// line's end or its '#'. Stops at the first error visit returns.
+template <typename Visit>
+absl::Status ForEachContentLine(std::string_view text, Visit visit) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  int64_t line = 0;
+  while (p < end) {
+    ++line;
+    const char* newline =
+        static_cast<const char*>(std::memchr(p, '\n', end - p));
+    const char* line_end = newline != nullptr ? newline : end;
+    const char* next = newline != nullptr ? newline + 1 : end;
+    if (const void* hash = std::memchr(p, '#', line_end - p)) {
+      line_end = static_cast<const char*>(hash);
+    }
+    const char* token = SkipSpaces(p, line_end);
+    p = next;
+    if (token == line_end) continue;
+    if (absl::Status s = visit(line, token, line_end); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<SideValues> ParseSideValues(std::string_view text,
                                            const std::string& name,
                                            SideKind kind) {
   SideValues result;
-  absl::Status status = ForEachLineValue(
-      text, name, KindName(kind),
-      [&](const char* token, const char* token_end,
-          int64_t line) -> absl::Status {
+  absl::Status status = ForEachContentLine(
+      text, [&](int64_t line, const char* token, const char* line_end) {
+        const char* token_end = TokenEnd(token, line_end);
+        const std::string_view shown(token, token_end - token);
         double value = 0.0;
         auto [ptr, ec] = std::from_chars(token, token_end, value);
         if (ec != std::errc() || ptr != token_end || !InRange(kind, value)) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("%s:%d: bad %s '%s'; expected %s", name, line,
+                              KindName(kind), shown, KindRange(kind)));
+        }
+        if (SkipSpaces(token_end, line_end) != line_end) {
           return absl::InvalidArgumentError(absl::StrFormat(
-              "%s:%d: bad %s '%s'; expected %s", name, line, KindName(kind),
-              absl::string_view(token, token_end - token), KindRange(kind)));
+              "%s:%d: expected one %s per line", name, line, KindName(kind)));
         }
         result.values.push_back(value);
         result.lines.push_back(line);
@@ -125,6 +159,61 @@ absl::StatusOr<SideValues> ParseSideValues(std::string_view text,
       });
   if (!status.ok()) return status;
   return result;
+}
+
+absl::Status ParseMarginals(std::string_view text, const std::string& name,
+                            Dataset* data) {
+  std::vector<std::vector<float>> rows;
+  size_t width = 0;
+  int64_t last_line = 0;
+  absl::Status status = ForEachContentLine(
+      text, [&](int64_t line, const char* token, const char* line_end) {
+        last_line = line;
+        if (rows.size() == data->num_documents()) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s:%d: more lines than the data's %d documents", name, line,
+              data->num_documents()));
+        }
+        std::vector<float>& row = rows.emplace_back();
+        double sum = 0.0;
+        while (token != line_end) {
+          const char* token_end = TokenEnd(token, line_end);
+          double value = 0.0;
+          auto [ptr, ec] = std::from_chars(token, token_end, value);
+          if (ec != std::errc() || ptr != token_end || !(value >= 0.0) ||
+              value > 1.0) {
+            return absl::InvalidArgumentError(absl::StrFormat(
+                "%s:%d: bad marginal '%s'; expected a probability in [0, 1]",
+                name, line, std::string_view(token, token_end - token)));
+          }
+          row.push_back(static_cast<float>(value));
+          sum += value;
+          token = SkipSpaces(token_end, line_end);
+        }
+        if (sum > 1.0 + 1e-5) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s:%d: the marginals sum to %g; a document is shown at most "
+              "once",
+              name, line, sum));
+        }
+        width = std::max(width, row.size());
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  if (rows.size() != data->num_documents()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s:%d: %d marginals lines, but the data has %d (one per document)",
+        name, last_line, rows.size(), data->num_documents()));
+  }
+  data->marginal_positions = static_cast<int32_t>(width);
+  data->marginals.assign(rows.size() * width, 0.0f);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const size_t from =
+        data->input_line_order.empty() ? i : data->input_line_order[i];
+    std::copy(rows[from].begin(), rows[from].end(),
+              data->marginals.begin() + i * width);
+  }
+  return absl::OkStatus();
 }
 
 std::string FindSideFile(const std::string& data_path,
@@ -167,6 +256,19 @@ absl::Status ReadSideFiles(const std::string& data_path,
       notes->push_back(absl::StrFormat(
           "%s: %d %s%s values for %s", path, parsed->values.size(),
           query_level ? "query " : "", KindName(file.kind), data_path));
+    }
+  }
+  if (const std::string path = FindSideFile(data_path, "", ".marginals");
+      !path.empty()) {
+    // A line holds k numbers of up to ~25 characters.
+    const size_t bound = 4096 * (data->num_documents() + 1) + (1 << 16);
+    absl::StatusOr<std::string> text = ReadWholeFile(path, bound);
+    if (!text.ok()) return text.status();
+    if (absl::Status s = ParseMarginals(*text, path, data); !s.ok()) return s;
+    if (notes != nullptr) {
+      notes->push_back(absl::StrFormat(
+          "%s: position marginals of %d documents (positions 1..%d) for %s",
+          path, data->num_documents(), data->marginal_positions, data_path));
     }
   }
   return absl::OkStatus();

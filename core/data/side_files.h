@@ -18,9 +18,14 @@ namespace plrank {
 //                 has documents; per query (in the order queries first appear
 //                 in D) when it has as many values as D has queries, and D
 //                 has more documents than queries. Anything else is an error.
-//   D.position    integer display position >= 1 (1 = top).
+//   D.position    integer display position >= 1 (1 = top); 0 = a candidate
+//                 that was not shown (plrank-logs join's D.all.position).
 //   D.propensity  float in (0, 1]: the probability that a click on the
 //                 document could be observed (IPS divides by it).
+//   D.marginals   k numbers in [0, 1] per line (k may differ from line to
+//                 line; a line's sum <= 1): mu(d, j), the probability that
+//                 the logging policy showed d at position j = 1..k
+//                 (plrank-logs join's D.all.marginals). Beside D only.
 // Explicit paths replace the "beside D" look-up; a side file found beside D
 // is always read (never silently ignored).
 struct SideFileOptions {
@@ -41,6 +46,12 @@ struct SideValues {
 absl::StatusOr<SideValues> ParseSideValues(std::string_view text,
                                            const std::string& name,
                                            SideKind kind);
+
+// Parses a D.marginals text for `documents` data lines into
+// data->marginals (rows in stored order, zero-padded to the longest line);
+// errors name `name` and the line.
+absl::Status ParseMarginals(std::string_view text, const std::string& name,
+                            Dataset* data);
 
 // The side file ReadSideFiles consults: `given` when non-empty, else
 // "<data_path><suffix>" when it exists, else "".

@@ -143,6 +143,9 @@ std::string SerializeCheckpoint(const Checkpoint& checkpoint) {
     out.Put<int32_t>(iteration);
     out.Put<double>(loss);
   }
+  // gam's position bias, only when learned (checkpoints of other runs keep
+  // their bytes).
+  if (!state.position_bias.empty()) out.PutVector(state.position_bias);
   out.Put<uint64_t>(HashContent(out.bytes()));
   return std::move(out.bytes());
 }
@@ -203,6 +206,9 @@ absl::StatusOr<Checkpoint> ParseCheckpoint(std::string_view bytes,
     double loss = 0.0;
     if (!in.Get(&iteration) || !in.Get(&loss)) return damaged("truncated");
     checkpoint.valid_losses[iteration] = loss;
+  }
+  if (!in.done() && !in.GetVector(&state.position_bias)) {
+    return damaged("truncated position bias");
   }
   if (!in.done()) return damaged("trailing bytes");
   if (state.best_iteration < 0 ||

@@ -4,7 +4,8 @@
 // Checkpoints of a boosting run (--checkpoint_dir, --checkpoint_every,
 // --resume): what a killed run needs to go on so that its trees and scores
 // are bit-identical to an uninterrupted run's. The booster's state (every
-// tree grown so far, the iteration reports, the best iteration and metric;
+// tree grown so far, the iteration reports, the best iteration and metric,
+// gam's learned position bias when there is one;
 // scores are replayed from the trees) and the train job's per-iteration
 // metrics, plus a digest of the job and its data, so a checkpoint is only
 // resumed by the run it came from.

@@ -1,6 +1,8 @@
 #include "core/pipeline/click_training.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -37,6 +39,52 @@ std::string FormatCurve(const std::vector<double>& curve) {
   return text;
 }
 
+namespace {
+
+// The examination curve theta_1, theta_2, ... IPS combines with positions or
+// position marginals: --position_propensities, else estimated from the
+// shown documents' clicks (regression-EM).
+absl::StatusOr<std::vector<double>> ExaminationCurve(
+    const Dataset& train, const ClickOptions& options, ClickWeightsInfo* info) {
+  std::vector<double> curve = options.position_propensities;
+  if (!curve.empty()) {
+    for (double p : curve) {
+      if (!(p > 0.0 && p <= 1.0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--position_propensities: every value must be in (0, 1], got ",
+            p));
+      }
+    }
+    info->notes.push_back(
+        absl::StrCat("ips: position propensities ", FormatCurve(curve)));
+  } else {
+    absl::StatusOr<PropensityCurve> estimated = EstimatePropensities(train);
+    if (!estimated.ok()) return estimated.status();
+    curve = estimated->theta;
+    info->estimated = true;
+    info->notes.push_back(absl::StrCat(
+        "ips: propensities estimated by regression-EM: ", FormatCurve(curve)));
+  }
+  info->propensity_curve = curve;
+  return curve;
+}
+
+// The id of the query holding stored document i, for messages.
+std::string QueryIdOf(const Dataset& data, size_t i) {
+  const size_t q = static_cast<size_t>(
+      std::upper_bound(data.query_offsets.begin(), data.query_offsets.end(),
+                       static_cast<uint32_t>(i)) -
+      data.query_offsets.begin() - 1);
+  return q < data.query_ids.size() ? data.query_ids[q] : std::to_string(q + 1);
+}
+
+// theta of 1-based position k (a position beyond the curve takes its last).
+double CurveAt(const std::vector<double>& curve, size_t k) {
+  return curve[std::min(k, curve.size()) - 1];
+}
+
+}  // namespace
+
 absl::StatusOr<TrainingWeights> TrainingWeightsFor(const Dataset& train,
                                                    const ClickOptions& options,
                                                    ClickWeightsInfo* info) {
@@ -49,10 +97,19 @@ absl::StatusOr<TrainingWeights> TrainingWeightsFor(const Dataset& train,
   if (!train.weights.empty()) {
     weights.document.assign(train.weights.begin(), train.weights.end());
   }
-  if (options.position_debias == PositionDebias::kGam && train.positions.empty()) {
-    return absl::InvalidArgumentError(
-        "--position_debias=gam needs a display position per training "
-        "document (<train>.position or --position_file)");
+  if (options.position_debias == PositionDebias::kGam) {
+    if (train.positions.empty()) {
+      return absl::InvalidArgumentError(
+          "--position_debias=gam needs a display position per training "
+          "document (<train>.position or --position_file)");
+    }
+    if (std::find(train.positions.begin(), train.positions.end(), 0) !=
+        train.positions.end()) {
+      return absl::InvalidArgumentError(
+          "--position_debias=gam needs every training document shown: the "
+          "positions have 0 (a candidate not shown); train gam on the shown "
+          "documents (plrank-logs join's D, not D.all), or use ips");
+    }
   }
   if (options.position_debias != PositionDebias::kIps) return weights;
   if (!(options.max_ips_weight >= 1.0)) {
@@ -60,7 +117,26 @@ absl::StatusOr<TrainingWeights> TrainingWeightsFor(const Dataset& train,
   }
   // Per-document propensity, from the most specific source.
   std::vector<double> propensity(n, 1.0);
-  if (!train.propensities.empty()) {
+  if (!train.marginals.empty()) {
+    // Policy-aware (Oosterhuis & de Rijke, CIKM 2020): the logging policy's
+    // expected examination of the document, sum_j mu(d, j) theta_j, over
+    // every candidate of the ranking (unshown ones included), so the
+    // selection into the shown top k is corrected too.
+    absl::StatusOr<std::vector<double>> curve =
+        ExaminationCurve(train, options, info);
+    if (!curve.ok()) return curve.status();
+    const size_t k = static_cast<size_t>(train.marginal_positions);
+    for (size_t i = 0; i < n; ++i) {
+      double expected = 0.0;
+      for (size_t j = 0; j < k; ++j) {
+        expected += train.marginals[i * k + j] * CurveAt(*curve, j + 1);
+      }
+      propensity[i] = expected;
+    }
+    info->notes.push_back(
+        "ips: policy-aware propensities (the logging policy's expected "
+        "examination: position marginals times the curve)");
+  } else if (!train.propensities.empty()) {
     std::copy(train.propensities.begin(), train.propensities.end(),
               propensity.begin());
     info->notes.push_back("ips: per-document propensities from the data");
@@ -68,33 +144,18 @@ absl::StatusOr<TrainingWeights> TrainingWeightsFor(const Dataset& train,
     if (train.positions.empty()) {
       return absl::InvalidArgumentError(
           "--position_debias=ips needs propensities: a .propensity file or "
-          "--propensity_file, or display positions (<train>.position or "
-          "--position_file) with --position_propensities or none to estimate "
-          "them");
+          "--propensity_file, position marginals (<train>.marginals), or "
+          "display positions (<train>.position or --position_file) with "
+          "--position_propensities or none to estimate them");
     }
-    std::vector<double> curve = options.position_propensities;
-    if (curve.empty()) {
-      absl::StatusOr<PropensityCurve> estimated = EstimatePropensities(train);
-      if (!estimated.ok()) return estimated.status();
-      curve = estimated->theta;
-      info->estimated = true;
-      info->notes.push_back(absl::StrCat(
-          "ips: propensities estimated by regression-EM: ", FormatCurve(curve)));
-    } else {
-      for (double p : curve) {
-        if (!(p > 0.0 && p <= 1.0)) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "--position_propensities: every value must be in (0, 1], got ",
-              p));
-        }
-      }
-      info->notes.push_back(
-          absl::StrCat("ips: position propensities ", FormatCurve(curve)));
-    }
-    info->propensity_curve = curve;
+    absl::StatusOr<std::vector<double>> curve =
+        ExaminationCurve(train, options, info);
+    if (!curve.ok()) return curve.status();
     for (size_t i = 0; i < n; ++i) {
-      const size_t k = std::min<size_t>(train.positions[i], curve.size()) - 1;
-      propensity[i] = curve[k];
+      // Not shown: never clicked (checked below), its value unused.
+      propensity[i] = train.positions[i] == 0
+                          ? 0.0
+                          : CurveAt(*curve, train.positions[i]);
     }
   }
   if (weights.document.empty()) weights.document.assign(n, 1.0);
@@ -102,6 +163,13 @@ absl::StatusOr<TrainingWeights> TrainingWeightsFor(const Dataset& train,
   for (size_t i = 0; i < n; ++i) {
     if (train.labels[i] <= 0) continue;
     ++clicked;
+    if (!(propensity[i] > 0.0)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "ips: training document %d (query %s) is clicked but its "
+          "propensity is 0 (not shown, or no support under the logging "
+          "policy)",
+          i + 1, QueryIdOf(train, i)));
+    }
     double factor = 1.0 / propensity[i];
     if (factor > options.max_ips_weight) {
       factor = options.max_ips_weight;

@@ -22,8 +22,10 @@ const char* PositionDebiasName(PositionDebias debias);
 
 struct ClickOptions {
   PositionDebias position_debias = PositionDebias::kNone;
-  // ips: propensity of positions 1, 2, ... (a position beyond the list gets
-  // the last value). Empty: the data's per-document propensities, else
+  // ips: propensity (examination probability) of positions 1, 2, ... (a
+  // position beyond the list gets the last value), combined with the data's
+  // position marginals when it has them, else with its positions. Empty:
+  // the data's per-document propensities when it has no marginals, else
   // estimated from the clicks (EstimatePropensities).
   std::vector<double> position_propensities;
   // ips: 1 / propensity is clipped to this (variance against bias).
@@ -44,9 +46,18 @@ struct ClickWeightsInfo {
 
 // The weights the objective trains with: the data's document and query
 // weights, times (ips) min(1 / propensity, max_ips_weight) on every clicked
-// document (label > 0). Empty when there is nothing to weigh, so unweighted
-// training stays bit-identical. InvalidArgument when ips or gam lacks what
-// it needs (positions or propensities).
+// document (label > 0). The propensity, from the most specific source:
+//   - position marginals mu(d, j) (data.marginals, every candidate of each
+//     logged ranking, unshown ones with label 0): the policy-aware
+//     propensity sum_j mu(d, j) theta_j, the logging policy's expected
+//     examination of d; the loss then runs over all candidates, so the
+//     policy's choice of what to show is corrected as well as position;
+//   - per-document propensities (data.propensities);
+//   - theta at the document's display position.
+// Empty when there is nothing to weigh, so unweighted training stays
+// bit-identical. InvalidArgument when ips or gam lacks what it needs
+// (positions, propensities or a curve), when gam meets a candidate that was
+// not shown (position 0), or when a clicked document has propensity 0.
 absl::StatusOr<TrainingWeights> TrainingWeightsFor(const Dataset& train,
                                                    const ClickOptions& options,
                                                    ClickWeightsInfo* info);

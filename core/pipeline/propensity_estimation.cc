@@ -51,7 +51,10 @@ absl::StatusOr<PropensityCurve> EstimatePropensities(
   PropensityCurve curve;
   curve.shown.assign(m, 0);
   curve.clicks.assign(m, 0);
+  // Candidates that were not shown (position 0) tell nothing about
+  // examination: they are left out (no E-step target, no likelihood term).
   for (size_t i = 0; i < n; ++i) {
+    if (clicks.positions[i] == 0) continue;
     const size_t k = clicks.positions[i] - 1;
     ++curve.shown[k];
     if (clicks.labels[i] > 0) ++curve.clicks[k];
@@ -81,6 +84,10 @@ absl::StatusOr<PropensityCurve> EstimatePropensities(
     std::fill(examined.begin(), examined.end(), 0.0);
     std::fill(count.begin(), count.end(), 0.0);
     for (size_t i = 0; i < n; ++i) {
+      if (clicks.positions[i] == 0) {
+        relevance_target[i] = gamma[i];  // no gradient from it
+        continue;
+      }
       const size_t k = clicks.positions[i] - 1;
       const double t = theta[k], g = gamma[i];
       double e, r;
@@ -119,6 +126,7 @@ absl::StatusOr<PropensityCurve> EstimatePropensities(
   }
   double ll = 0.0;
   for (size_t i = 0; i < n; ++i) {
+    if (clicks.positions[i] == 0) continue;
     const double p = std::clamp(theta[clicks.positions[i] - 1] * gamma[i],
                                 1e-12, 1.0 - 1e-12);
     ll += clicks.labels[i] > 0 ? std::log(p) : std::log(1.0 - p);

@@ -35,7 +35,8 @@ struct PropensityCurve {
 // relevance posteriors ("regression" in place of per-document parameters,
 // so the relevance is shared across the sessions and queries of similar
 // documents). Clicks are labels > 0; positions come from data.positions
-// (InvalidArgument without them). Deterministic.
+// (InvalidArgument without them); candidates not shown (position 0) are
+// left out. Deterministic.
 absl::StatusOr<PropensityCurve> EstimatePropensities(
     const Dataset& clicks, const PropensityEstimationOptions& options = {});
 

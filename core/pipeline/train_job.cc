@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -151,6 +152,18 @@ std::string DatasetDigest(const Dataset& data) {
   hash.Add(data.query_offsets.data(),
            data.query_offsets.size() * sizeof(uint32_t));
   hash.Add(data.features.data(), data.features.size() * sizeof(float));
+  // Side files enter only when present, so data without them keep their
+  // digest; each is tagged, so equal bytes in different roles differ.
+  auto side = [&hash](std::string_view tag, const auto& values) {
+    if (values.empty()) return;
+    hash.Add(tag.data(), tag.size());
+    hash.Add(values.data(), values.size() * sizeof(values[0]));
+  };
+  side("weight", data.weights);
+  side("query weight", data.query_weights);
+  side("position", data.positions);
+  side("propensity", data.propensities);
+  side("marginals", data.marginals);
   return absl::StrFormat("fnv1a64:%016x", hash.value());
 }
 

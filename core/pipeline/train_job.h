@@ -146,8 +146,11 @@ absl::StatusOr<TrainSummary> TrainOnData(
 uint64_t DistributedDigest(const TrainJob& job, const Dataset& train,
                            const Dataset* valid);
 
-// 64-bit FNV-1a digest of a dataset's labels, query layout and features, in
-// hex; recorded in the artifact so a model can be traced to its data.
+// 64-bit FNV-1a digest of a dataset's labels, query layout and features,
+// and of its side files' values when it has any (weights, positions,
+// propensities), in hex; recorded in the artifact so a model can be traced
+// to its data, and part of the checkpoint digest, so a changed .weight file
+// is never resumed with the old one's state.
 std::string DatasetDigest(const Dataset& data);
 
 }  // namespace plrank

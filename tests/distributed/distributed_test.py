@@ -243,6 +243,83 @@ def case_resume(bin_dir, work, args):
     print(f"PASS (-np {ranks}: {len(a)} test scores bit-identical)")
 
 
+def write_positions(path):
+    """D.position beside D: the document's place in its query, 1..10 again
+    from 11 on (enough to give gam a curve to learn)."""
+    positions = []
+    for _, lines in query_blocks(path):
+        positions += [str(i % 10 + 1) for i in range(len(lines))]
+    pathlib.Path(f"{path}.position").write_text("\n".join(positions) + "\n")
+
+
+def case_gam(bin_dir, work):
+    """--position_debias=gam over shards (each with its .position file):
+    -np 2 and 3 score as single-process training does (the per-position sums
+    reduced over ranks), and a -np 2 run killed after iteration 8 and
+    resumed ends bit-identical to its uninterrupted twin (the bias is in
+    the checkpoint)."""
+    train, valid, test = generate(bin_dir, work)
+    write_positions(train)
+    train_bin = str(bin_dir / "plrank-train")
+    flags = ["--position_debias=gam", "--trees=16", "--early_stopping_rounds=0"]
+    single = work / "single.pb"
+    result = run([train_bin] + train_flags(train, valid, single, flags))
+    if "gam: learned position bias b_1..b_10" not in result.stdout:
+        print(result.stdout)
+        raise SystemExit("FAIL: no learned curve in the single-process log")
+    reference = scores(bin_dir, single, test, work / "single.scores")
+    pattern = work / "train-{rank}-of-{ranks}"
+    worst = 0.0
+    for ranks in (2, 3):
+        write_shards(train, ranks, pattern)
+        for rank in range(ranks):
+            write_positions(pathlib.Path(str(pattern).replace(
+                "{rank}", str(rank)).replace("{ranks}", str(ranks))))
+        model = work / f"np{ranks}.pb"
+        run(mpirun_command(ranks) + [train_bin] +
+            train_flags(pattern, valid, model, flags))
+        got = scores(bin_dir, model, test, work / f"np{ranks}.scores")
+        difference = max_relative_difference(reference, got)
+        worst = max(worst, difference)
+        print(f"gam -np {ranks}: max relative difference {difference:.3g}")
+    if worst > RELATIVE_TOLERANCE:
+        raise SystemExit(f"FAIL: {worst:.3g} > {RELATIVE_TOLERANCE}")
+    write_shards(train, 2, pattern)
+    for rank in range(2):
+        write_positions(work / f"train-{rank}-of-2")
+
+    def np2(model, checkpoints, kill=False, resume=False):
+        extra = [f"--checkpoint_dir={checkpoints}", "--checkpoint_every=4"]
+        if resume:
+            extra.append("--resume")
+        if kill:
+            os.environ["PLRANK_TEST_KILL_AFTER_ITERATION"] = "8"
+        try:
+            return run(mpirun_command(2) + [train_bin] +
+                       train_flags(pattern, valid, model, flags + extra),
+                       check=False)
+        finally:
+            os.environ.pop("PLRANK_TEST_KILL_AFTER_ITERATION", None)
+
+    whole = work / "whole.pb"
+    if np2(whole, work / "whole-checkpoints").returncode != 0:
+        raise SystemExit("FAIL: the uninterrupted -np 2 run failed")
+    resumed = work / "resumed.pb"
+    killed = np2(resumed, work / "checkpoints", kill=True)
+    if killed.returncode == 0 or resumed.exists():
+        raise SystemExit("FAIL: the killed run was not killed")
+    again = np2(resumed, work / "checkpoints", resume=True)
+    if again.returncode != 0 or "after iteration 8 of 16" not in again.stdout:
+        print(again.stdout)
+        raise SystemExit("FAIL: the run did not resume after iteration 8")
+    scores(bin_dir, whole, test, work / "whole.scores")
+    scores(bin_dir, resumed, test, work / "resumed.scores")
+    if (work / "whole.scores").read_text() != \
+            (work / "resumed.scores").read_text():
+        raise SystemExit("FAIL: the resumed gam run's scores differ")
+    print(f"PASS (worst {worst:.3g}; resumed -np 2 bit-identical)")
+
+
 def case_shard_cache(bin_dir, work):
     train, valid, test = generate(bin_dir, work)
     cache_dir = work / "cache"
@@ -388,6 +465,8 @@ def main():
             case_duplicate_query(args.bin_dir, work)
         elif args.case == "resume":
             case_resume(args.bin_dir, work, args.args)
+        elif args.case == "gam":
+            case_gam(args.bin_dir, work)
         elif args.case == "shard_cache":
             case_shard_cache(args.bin_dir, work)
         elif args.case == "publish":

@@ -143,5 +143,48 @@ TEST_F(ClicksCliTest, GamIpsAndEstimatedPropensities) {
   EXPECT_THAT(wrong.err, HasSubstr("is for --objective=plrank or lambdamart"));
 }
 
+// plrank-logs join's D.all form: every candidate of each logged ranking,
+// unshown ones at position 0 (never clicked), the policy's position
+// marginals beside it: ips is policy-aware, regression-EM reads the shown
+// rows only, and gam refuses the unshown candidates.
+TEST_F(ClicksCliTest, AllCandidatesWithPositionMarginals) {
+  std::istringstream in(text_);
+  std::string line, previous_qid, all, positions, marginals;
+  int position = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const std::string qid = line.substr(0, line.find(' ', line.find("qid:")));
+    position = qid == previous_qid ? position + 1 : 1;
+    previous_qid = qid;
+    const bool shown = position <= 4;
+    // Clicks: relevant and shown.
+    all += (shown && line[0] != '0' ? "1" : "0") + line.substr(1) + "\n";
+    positions += std::to_string(shown ? position : 0) + "\n";
+    marginals += shown ? "0.2 0.2 0.2 0.2\n" : "0.01 0.01 0.02 0.02\n";
+  }
+  const std::string data = dir_.File("clicks.all");
+  WriteFile(data, all);
+  WriteFile(data + ".position", positions);
+  WriteFile(data + ".marginals", marginals);
+  const CommandResult ips =
+      Train(data, dir_.File("all_ips.pb"),
+            {"--position_debias=ips", "--position_propensities=1,0.5,0.33,0.25",
+             "--max_ips_weight=100"});
+  ASSERT_EQ(ips.exit_code, 0) << ips.err;
+  EXPECT_THAT(ips.out, HasSubstr("position marginals of"));
+  EXPECT_THAT(ips.out, HasSubstr("ips: policy-aware propensities"));
+  const CommandResult naive = Train(data, dir_.File("all_naive.pb"), {});
+  ASSERT_EQ(naive.exit_code, 0) << naive.err;
+  EXPECT_NE(Scores(dir_.File("all_ips.pb")), Scores(dir_.File("all_naive.pb")));
+  const CommandResult estimated =
+      Train(data, dir_.File("all_est.pb"), {"--position_debias=ips"});
+  ASSERT_EQ(estimated.exit_code, 0) << estimated.err;
+  EXPECT_THAT(estimated.out, HasSubstr("estimated by regression-EM: 1,"));
+  const CommandResult gam =
+      Train(data, dir_.File("x.pb"), {"--position_debias=gam"});
+  EXPECT_NE(gam.exit_code, 0);
+  EXPECT_THAT(gam.err, HasSubstr("needs every training document shown"));
+}
+
 }  // namespace
 }  // namespace plrank

@@ -43,7 +43,8 @@ TEST(SideFilesTest, BadValuesNameFileAndLine) {
   EXPECT_THAT(message("1\n-1\n", SideKind::kWeight), HasSubstr("f.side:2: bad weight '-1'"));
   EXPECT_THAT(message("1\nnan\n", SideKind::kWeight), HasSubstr("f.side:2:"));
   EXPECT_THAT(message("1\n2.5\n", SideKind::kPosition), HasSubstr("f.side:2: bad position"));
-  EXPECT_THAT(message("0\n", SideKind::kPosition), HasSubstr("f.side:1:"));
+  EXPECT_THAT(message("-1\n", SideKind::kPosition), HasSubstr("f.side:1:"));
+  EXPECT_TRUE(ParseSideValues("0\n", "f", SideKind::kPosition).ok());  // not shown
   EXPECT_THAT(message("0.5\n0\n", SideKind::kPropensity), HasSubstr("f.side:2: bad propensity"));
   EXPECT_THAT(message("1.5\n", SideKind::kPropensity), HasSubstr("(0, 1]"));
   EXPECT_THAT(message("1 2\n", SideKind::kWeight), HasSubstr("f.side:1: expected one weight per line"));
@@ -100,6 +101,32 @@ TEST(SideFilesTest, ExplicitFileReplacesTheOneBeside) {
   ASSERT_TRUE(ReadSideFiles(data_path, options, &data, nullptr).ok());
   EXPECT_THAT(data.weights, ElementsAre(1, 1, 1, 1, 0));
   EXPECT_DOUBLE_EQ(QueryMetricWeight(data, 1), 0.5);
+}
+
+// D.marginals: k numbers per line (k may vary), zero-padded rows in stored
+// order; bad values, over-full lines and a wrong line count name the line.
+TEST(SideFilesTest, MarginalsBesideTheDataArePaddedRows) {
+  const std::string data_path = Write("marg.txt", "");
+  Write("marg.txt.marginals", "0.5 0.25\n0.5 0.5\n# c\n0 0.25\n1\n0 0\n");
+  Dataset data = FiveDocuments();
+  std::vector<std::string> notes;
+  ASSERT_TRUE(ReadSideFiles(data_path, {}, &data, &notes).ok());
+  EXPECT_EQ(data.marginal_positions, 2);
+  EXPECT_THAT(data.marginals, ElementsAre(0.5, 0.25, 0.5, 0.5, 0, 0.25, 1, 0, 0, 0));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("position marginals of 5 documents"));
+  auto message = [](const std::string& text) {
+    Dataset d = FiveDocuments();
+    return std::string(ParseMarginals(text, "m", &d).message());
+  };
+  EXPECT_THAT(message("0.5\n0.5\n1.5\n0\n0\n"), HasSubstr("m:3: bad marginal '1.5'"));
+  EXPECT_THAT(message("0.5\n0.75 0.5\n0\n0\n0\n"), HasSubstr("m:2: the marginals sum to"));
+  EXPECT_THAT(message("0\n0\n0\n0\n"), HasSubstr("4 marginals lines, but the data has 5"));
+  EXPECT_THAT(message("0\n0\n0\n0\n0\n0\n"), HasSubstr("m:6: more lines"));
+  Dataset regrouped = FiveDocuments();
+  regrouped.input_line_order = {0, 2, 4, 1, 3};
+  ASSERT_TRUE(ParseMarginals("0.1\n0.2\n0.3\n0.4\n0.5\n", "m", &regrouped).ok());
+  EXPECT_THAT(regrouped.marginals, ElementsAre(0.1f, 0.3f, 0.5f, 0.2f, 0.4f));
 }
 
 TEST(SideFilesTest, RegroupedQueriesTakeTheirLinesValues) {

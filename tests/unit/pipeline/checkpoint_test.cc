@@ -59,6 +59,24 @@ TEST(Checkpoint, RoundTripsBitForBit) {
   EXPECT_EQ(parsed->train_metrics.at(2)[0], 0.5);
 }
 
+// gam's bias is kept when there is one; a checkpoint without it keeps the
+// bytes it had before the bias was part of the state.
+TEST(Checkpoint, KeepsThePositionBiasOnlyWhenThereIsOne) {
+  Checkpoint with_bias = Example();
+  with_bias.state.position_bias = {0.0, -0.25, -0.5};
+  const std::string bytes = SerializeCheckpoint(with_bias);
+  EXPECT_EQ(bytes.size(), SerializeCheckpoint(Example()).size() +
+                              sizeof(uint32_t) + 3 * sizeof(double));
+  absl::StatusOr<Checkpoint> parsed = ParseCheckpoint(bytes, "c");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->state.position_bias, with_bias.state.position_bias);
+  EXPECT_EQ(SerializeCheckpoint(*parsed), bytes);
+  absl::StatusOr<Checkpoint> plain =
+      ParseCheckpoint(SerializeCheckpoint(Example()), "c");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_TRUE(plain->state.position_bias.empty());
+}
+
 TEST(Checkpoint, EveryFlippedOrMissingByteIsRefused) {
   const std::string bytes = SerializeCheckpoint(Example());
   for (size_t i = 0; i < bytes.size(); i += 7) {

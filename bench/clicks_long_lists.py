@@ -1,0 +1,237 @@
+"""The click benchmark's long-list case (bench/clicks_bench.py runs it).
+
+Hundreds of candidates per query, only the top 10 shown: a deterministic
+logging ranker never shows most of them, a Plackett-Luce logging policy
+(Gumbel top-k on its scores times beta, the policy's inverse temperature)
+explores. Each setting is run on several generated sets (one per seed) and
+every system is reported as its mean share of the ceiling's NDCG@10 with the
+spread over the seeds.
+
+Two forms of the same click log:
+* session lists: every logged ranking is one query of its 10 shown
+  documents (plrank-logs join's D), label = click;
+* all candidates: every query once, all its candidates (the sessions
+  pooled: plrank-logs join's D.all, summed over the query's requests),
+  label = clicked in some session, D.weight = the query's click count of
+  the document over the number of sessions, D.marginals = the logging
+  policy's position marginals mu(d, j) (Monte Carlo over 1000 rankings and
+  the logged ones, exact 0/1 for the deterministic ranker). `--position_debias=ips` with
+  `--position_propensities` = the true curve is then the policy-aware
+  estimator: a click counts 1 / sum_j mu(d, j) theta_j.
+"""
+
+import json
+import math
+import os
+import sys
+
+import clicks_bench as cb
+
+SYSTEMS = [
+    ("session_naive", "session lists, naive"),
+    ("session_ips_curve", "session lists, ips (1/k)^eta"),
+    ("session_ips_exposure", "session lists, ips by the policy's exposure"),
+    ("all_naive", "all candidates, naive"),
+    ("all_rate", "all candidates, click-rate weights"),
+    ("all_ips", "all candidates, policy-aware ips"),
+    ("shown_grades", "true grades of the shown documents (bound)"),
+]
+
+
+def marginals_of(scores, k, logged, sampled, rng, draws):
+    """mu[d][j]: probability that the logging policy shows d at j + 1.
+    Sampled: Monte Carlo over `draws` rankings plus the logged ones (draws
+    of the same policy), so a document that was shown never gets 0."""
+    n = len(scores)
+    mu = [[0.0] * k for _ in range(n)]
+    if not sampled:
+        for r, i in enumerate(cb.deterministic_order(scores)[:k]):
+            mu[i][r] = 1.0
+        return mu
+    rankings = [cb.gumbel_top_k(scores, k, rng) for _ in range(draws)]
+    for order in rankings + logged:
+        for r, i in enumerate(order):
+            mu[i][r] += 1.0 / (draws + len(logged))
+    return mu
+
+
+def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
+                sessions, eta, max_ips, rng, draws):
+    """NDCG@10 per test query of every system, and the coverage."""
+    max_label = max(l for _, d in train_q for l, _ in d)
+    k_shown = 10
+    exam = [(1.0 / (r + 1)) ** eta for r in range(k_shown)]
+    curve = ",".join(f"{x:.6g}" for x in exam)
+    session_log, session_pos, session_prop = [], [], []
+    pooled = []
+    at = 0
+    for qid, docs in train_q:
+        n = len(docs)
+        s = log_scores[at:at + n]
+        at += n
+        k = min(k_shown, n)
+        fixed = None if sampled else cb.deterministic_order(s)[:k]
+        orders = [cb.gumbel_top_k(s, k, rng) if sampled else fixed
+                  for _ in range(sessions)]
+        mu = marginals_of(s, k, orders, sampled, rng, draws)
+        exposure = [sum(m * e for m, e in zip(row, exam)) for row in mu]
+        clicks, shown = [0] * n, [0] * n
+        for session, order in enumerate(orders):
+            rows, any_click = [], 0
+            for r, i in enumerate(order):
+                click = rng.random() < exam[r] * cb.relevance_probability(
+                    docs[i][0], max_label)
+                clicks[i] += click
+                shown[i] += 1
+                any_click += click
+                rows.append((int(click), docs[i][1]))
+            if any_click:
+                session_log.append((f"{qid}_{session}", rows))
+                session_pos += list(range(1, k + 1))
+                session_prop += [max(exposure[i], 1e-6) for i in order]
+        if sum(clicks):
+            pooled.append((qid, docs, clicks, shown, mu))
+
+    def score(name, path, flags):
+        return cb.per_query_ndcg(test_q, runner.train_score(
+            path, flat_test, f"{tag}.{name}", flags)[0])
+
+    ips = ["--position_debias=ips", f"--max_ips_weight={max_ips}"]
+    res = {}
+    path = os.path.join(runner.scratch, tag + ".sessions.txt")
+    cb.write_letor(path, session_log)
+    cb.write_lines(path + ".position", session_pos)
+    if os.path.exists(path + ".propensity"):  # a previous run's
+        os.remove(path + ".propensity")
+    res["session_naive"] = score("session_naive", path, [])
+    res["session_ips_curve"] = score(
+        "session_ips_curve", path, ips + [f"--position_propensities={curve}"])
+    cb.write_lines(path + ".propensity", [f"{p:.6g}" for p in session_prop])
+    res["session_ips_exposure"] = score("session_ips_exposure", path, ips)
+
+    path = os.path.join(runner.scratch, tag + ".all.txt")
+    cb.write_letor(path, [(qid, [(int(c > 0), d[1]) for d, c in zip(docs, cl)])
+                          for qid, docs, cl, _, _ in pooled])
+    for side in (".weight", ".marginals"):
+        if os.path.exists(path + side):
+            os.remove(path + side)
+    res["all_naive"] = score("all_naive", path, [])
+    cb.write_lines(path + ".weight", [f"{c / sessions:.6g}"
+                                      for _, _, cl, _, _ in pooled for c in cl])
+    res["all_rate"] = score("all_rate", path, [])
+    cb.write_lines(path + ".marginals",
+                   [" ".join(f"{m:.6g}" for m in row)
+                    for _, _, _, _, mu in pooled for row in mu])
+    res["all_ips"] = score("all_ips", path,
+                           ips + [f"--position_propensities={curve}"])
+
+    path = os.path.join(runner.scratch, tag + ".shown_grades.txt")
+    cb.write_letor(path, [(qid, [d for d, sh in zip(docs, shown) if sh])
+                          for qid, docs, _, shown, _ in pooled])
+    res["shown_grades"] = score("shown_grades", path, [])
+    candidates = sum(len(docs) for _, docs, _, _, _ in pooled)
+    coverage = sum(1 for _, _, _, sh, _ in pooled for x in sh if x) / candidates
+    return res, coverage, len(session_pos), candidates
+
+
+def spread(values):
+    m = cb.mean(values)
+    if len(values) < 2:
+        return m, 0.0
+    return m, math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+
+
+def long_list_case(runner, args, report, flush):
+    """Runs every (logging, sessions) setting on one generated set per seed
+    and writes the tables into `report` (flush() after every setting)."""
+    seeds = [int(x) for x in args.long_seeds.split(",")]
+    betas = [float(x) for x in args.long_betas.split(",")]
+    session_counts = [int(x) for x in args.long_sessions.split(",")]
+    loggings = [("deterministic", None)] + [
+        (f"Plackett-Luce, beta = {b:g}", b) for b in betas]
+    results = {}  # (logging, sessions) -> seed -> {system: [ndcg]}, extras
+    header = []
+    for seed in seeds:
+        rng = cb.random.Random(seed)
+        prefix = os.path.join(runner.scratch, f"long{seed}")
+        runner.run([os.path.join(args.bin, "plrank-datagen"),
+                    "--regime=deep_graded", f"--queries={args.long_queries}",
+                    "--mean_docs=300", "--docs_sigma=0.05", "--features=40",
+                    f"--seed={seed}", f"--out_prefix={prefix}"])
+        train_q = cb.read_letor(prefix + ".train")
+        test_q = cb.read_letor(prefix + ".test")
+        flat_test = os.path.join(runner.scratch, f"long{seed}.test.txt")
+        cb.write_letor(flat_test, test_q)
+        ceiling = cb.mean(cb.per_query_ndcg(test_q, runner.train_score(
+            prefix + ".train", flat_test, f"long{seed}.ceiling", [])[0]))
+        raw = cb.logging_ranker(runner, train_q, prefix + ".train",
+                                f"long{seed}", 0.05, rng,
+                                trees=args.long_logging_trees)
+        logging_ndcg = cb.mean(cb.per_query_ndcg(test_q, runner.train_score(
+            os.path.join(runner.scratch, f"long{seed}.logging.txt"), flat_test,
+            f"long{seed}.logging_test", ["--leaves=7", "--min_data_in_leaf=5"],
+            trees=args.long_logging_trees)[0]))
+        docs = sum(len(d) for _, d in train_q) / len(train_q)
+        header.append(f"seed {seed}: {len(train_q)} training queries of "
+                      f"{docs:.0f} candidates, {len(test_q)} test queries, "
+                      f"ceiling {ceiling:.4f}, logging ranker {logging_ndcg:.4f}")
+        for name, beta in loggings:
+            scores = raw if beta is None else [beta * x for x in raw]
+            for sessions in session_counts:
+                tag = f"long{seed}.{'det' if beta is None else f'b{beta:g}'}.s{sessions}"
+                res, coverage, rows, candidates = one_setting(
+                    runner, tag, train_q, test_q, flat_test, scores,
+                    beta is not None, sessions, 1, args.long_max_ips_weight,
+                    rng, args.long_marginal_draws)
+                cell = results.setdefault((name, sessions), {})
+                cell[seed] = {"ceiling": ceiling, "coverage": coverage,
+                              "rows": rows, "candidates": candidates, **res}
+                with open(os.path.join(runner.scratch, tag + ".json"), "w") as f:
+                    json.dump(cell[seed], f)
+                sys.stderr.write(f"{tag}: done ({runner.seconds:.0f} s)\n")
+                write_tables(report, header, results, loggings, session_counts,
+                             args)
+                flush()
+    return results
+
+
+def write_tables(report, header, results, loggings, session_counts, args):
+    del report[:]
+    report.append(
+        f"\nReproduce (long lists): `nice -n 10 scripts/bench.sh clicks -- "
+        f"--sets=long --long_seeds={args.long_seeds} "
+        f"--long_betas={args.long_betas} --long_sessions={args.long_sessions} "
+        f"--long_queries={args.long_queries} --trees={args.trees} "
+        f"--long_max_ips_weight={args.long_max_ips_weight}` "
+        f"(bench/clicks_long_lists.py).\n")
+    report.append(__doc__.split("\n\n", 1)[1].strip() + "\n")
+    report.append("Sets (plrank-datagen --regime=deep_graded, 60/20/20 split): " +
+                  "; ".join(header) + ". eta = 1, top 10 shown. Cells: mean "
+                  "share of the ceiling's NDCG@10 over the seeds ± its standard "
+                  "deviation; p: paired t-test of the per-query NDCG@10 of all "
+                  "seeds' test queries against the session lists' naive "
+                  "training.\n")
+    names = [label for _, label in SYSTEMS]
+    report.append("| logging | sessions | shown candidates | " +
+                  " | ".join(names) + " |")
+    report.append("|---|---|---|" + "---|" * len(names))
+    for name, _ in loggings:
+        for sessions in session_counts:
+            cell = results.get((name, sessions))
+            if not cell:
+                continue
+            seeds = sorted(cell)
+            coverage = cb.mean([cell[s]["coverage"] for s in seeds])
+            row = [name, str(sessions), f"{100 * coverage:.0f} %"]
+            base = [v for s in seeds for v in cell[s]["session_naive"]]
+            for key, _ in SYSTEMS:
+                shares = [cb.mean(cell[s][key]) / cell[s]["ceiling"]
+                          for s in seeds]
+                m, sd = spread(shares)
+                text = f"{100 * m:.0f} ± {100 * sd:.0f} %"
+                if key != "session_naive":
+                    values = [v for s in seeds for v in cell[s][key]]
+                    d, p = cb.paired_t(values, base)
+                    text += f" ({'+' if d >= 0 else '-'}, p {p:.2g})"
+                row.append(text)
+            report.append("| " + " | ".join(row) + " |")
