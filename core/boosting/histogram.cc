@@ -2,19 +2,21 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace plrank {
 namespace {
 
-// Two doubles in one SSE register: {g, 1} or {g, h} added in one instruction.
+// One bin of the stride-2 layout, {g, n}: two doubles in one SSE register.
 typedef double Pair __attribute__((vector_size(16)));
+// One bin of the stride-4 layout, {g, h, n, 0}; as aligned as Pair (the
+// histograms are vectors of doubles).
+typedef double Quad __attribute__((vector_size(32), aligned(16)));
 // The ordered {g, h} (or {g, 1}) of one document as stored: two floats, half
 // the bytes to stream. Widening to doubles is exact, so the sums are the
 // same as with double pairs.
 typedef float FloatPair __attribute__((vector_size(8)));
-
-inline Pair Widen(FloatPair pair) { return __builtin_convertvector(pair, Pair); }
 
 // Column kernel, for a contiguous run of documents (the root without
 // bagging): the j-th document of the run goes to copy j % kCopies of the
@@ -32,35 +34,6 @@ constexpr size_t kColumnBlockDocuments = 16384;
 // Bytes of the copies of one subgroup of features, kept across blocks.
 constexpr size_t kColumnCopiesBytes = 384 * 1024;
 
-// Adds documents [begin, end) of the run (begin a multiple of kCopies) to
-// `copies`, kCopies copies of copy_size Pairs. kPairs = Pair slots per bin:
-// 1 ({g, n}) or 2 ({g, h}, {n, 0}). column[j] is the bin of the j-th document.
-template <int kPairs>
-void AccumulateColumnBlock(const uint8_t* column, size_t begin, size_t end,
-                           const FloatPair* pairs, size_t copy_size,
-                           Pair* copies) {
-  const Pair one = {1.0, 0.0};
-  auto add = [&](Pair* copy, size_t j) {
-    Pair* entry = copy + column[j] * kPairs;
-    entry[0] += Widen(pairs[j]);
-    if constexpr (kPairs == 2) entry[1] += one;
-  };
-  size_t j = begin;
-  for (; j + kCopies <= end; j += kCopies) {
-    for (int c = 0; c < kCopies; ++c) add(copies + c * copy_size, j + c);
-  }
-  for (int c = 0; j < end; ++j, ++c) add(copies + c * copy_size, j);
-}
-
-// histogram[s] = copy 0 + copy 1 + ... (in that order) over copy_size slots.
-void FoldCopies(const Pair* copies, size_t copy_size, Pair* histogram) {
-  for (size_t s = 0; s < copy_size; ++s) {
-    Pair sum = copies[s];
-    for (int c = 1; c < kCopies; ++c) sum += copies[c * copy_size + s];
-    histogram[s] = sum;
-  }
-}
-
 // Rows ahead to prefetch in the row kernel.
 constexpr size_t kRowPrefetchAhead = 16;
 // Histogram bytes of one feature subgroup in the row kernel: measured best at
@@ -73,38 +46,30 @@ constexpr size_t kGroupHistogramBytes = 256 * 1024;
 // between two full passes).
 constexpr size_t kRowBlockDocuments = 2048;
 
-// Row kernel: documents[0, count) add their pair to the bin of each feature
-// of the subgroup. offsets[k] is feature k's histogram offset in Pairs.
-// kConsecutive: the subgroup is features[0] + [0, group_size), so a row's
-// bins are read without indirection (the usual case: no feature sampling).
-// When prefetching, rows up to documents[available - 1] are prefetched at
-// bytes [prefetch_first, prefetch_last] (the whole group's span of a row).
-template <int kPairs, bool kConsecutive>
-void AccumulateRows(const uint8_t* rows, size_t row_length,
-                    const uint32_t* documents, size_t count, size_t available,
-                    bool prefetch, size_t prefetch_first, size_t prefetch_last,
-                    const FloatPair* pairs, const int32_t* features,
-                    const uint32_t* offsets, size_t group_size,
-                    Pair* histogram) {
-  const Pair one = {1.0, 0.0};
-  const size_t first = features[0];
-  for (size_t j = 0; j < count; ++j) {
-    if (prefetch && j + kRowPrefetchAhead < available) {
-      const uint8_t* ahead = rows + documents[j + kRowPrefetchAhead] * row_length;
-      for (size_t b = prefetch_first; b < prefetch_last; b += 64) {
-        __builtin_prefetch(ahead + b);
-      }
-      __builtin_prefetch(ahead + prefetch_last);
-    }
-    const uint8_t* row = rows + documents[j] * row_length;
-    const Pair pair = Widen(pairs[j]);
-    for (size_t k = 0; k < group_size; ++k) {
-      const uint8_t bin = kConsecutive ? row[first + k] : row[features[k]];
-      Pair* entry = histogram + offsets[k] + bin * kPairs;
-      entry[0] += pair;
-      if constexpr (kPairs == 2) entry[1] += one;
-    }
-  }
+namespace baseline {
+#include "core/boosting/histogram_kernels.inc"
+}  // namespace baseline
+
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "core/boosting/histogram_kernels.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+
+// The kernels of one compilation.
+struct Kernels {
+  decltype(&baseline::ColumnBlock) column_block;
+  decltype(&baseline::Fold) fold;
+  decltype(&baseline::Rows) rows;
+};
+
+const Kernels& PickKernels() {
+  static const Kernels baseline_kernels = {baseline::ColumnBlock, baseline::Fold,
+                                           baseline::Rows};
+  static const Kernels avx2_kernels = {avx2::ColumnBlock, avx2::Fold, avx2::Rows};
+  static const bool use_avx2 = __builtin_cpu_supports("avx2");
+  return use_avx2 ? avx2_kernels : baseline_kernels;
 }
 
 }  // namespace
@@ -143,7 +108,9 @@ void HistogramBuilder::BuildColumns(absl::Span<const int32_t> group,
   const FloatPair* pairs = reinterpret_cast<const FloatPair*>(ordered_pairs);
   const int kPairs = layout_.stride() / 2;
   // Reused by every call on this thread: no allocation per leaf.
-  thread_local std::vector<Pair> copies;
+  thread_local std::vector<double> copies;
+  const Kernels& kernels = PickKernels();
+  const size_t stride = layout_.stride();
   thread_local std::vector<size_t> copy_offsets;
   for (size_t start = 0; start < group.size();) {
     // The next subgroup: as many features as fit kColumnCopiesBytes (one at
@@ -151,9 +118,8 @@ void HistogramBuilder::BuildColumns(absl::Span<const int32_t> group,
     size_t end = start, total = 0;
     copy_offsets.clear();
     while (end < group.size()) {
-      const size_t size =
-          static_cast<size_t>(layout_.num_slots(group[end])) * kPairs;
-      if (end > start && (total + size) * kCopies * sizeof(Pair) > kColumnCopiesBytes) {
+      const size_t size = static_cast<size_t>(layout_.num_slots(group[end])) * stride;
+      if (end > start && (total + size) * kCopies * sizeof(double) > kColumnCopiesBytes) {
         break;
       }
       copy_offsets.push_back(total * kCopies);
@@ -161,27 +127,21 @@ void HistogramBuilder::BuildColumns(absl::Span<const int32_t> group,
       ++end;
     }
     if (copies.size() < total * kCopies) copies.resize(total * kCopies);
-    std::memset(static_cast<void*>(copies.data()), 0,
-                sizeof(Pair) * total * kCopies);
+    std::memset(copies.data(), 0, sizeof(double) * total * kCopies);
     for (size_t begin = 0; begin < count; begin += kColumnBlockDocuments) {
       const size_t block_end = std::min(count, begin + kColumnBlockDocuments);
       for (size_t k = start; k < end; ++k) {
         const int32_t f = group[k];
         const uint8_t* column = data_.column(f) + first_document;
-        const size_t copy_size = static_cast<size_t>(layout_.num_slots(f)) * kPairs;
-        Pair* mine = copies.data() + copy_offsets[k - start];
-        if (kPairs == 1) {
-          AccumulateColumnBlock<1>(column, begin, block_end, pairs, copy_size, mine);
-        } else {
-          AccumulateColumnBlock<2>(column, begin, block_end, pairs, copy_size, mine);
-        }
+        kernels.column_block(kPairs, column, begin, block_end, pairs,
+                             layout_.num_slots(f),
+                             copies.data() + copy_offsets[k - start]);
       }
     }
     for (size_t k = start; k < end; ++k) {
       const int32_t f = group[k];
-      FoldCopies(copies.data() + copy_offsets[k - start],
-                 static_cast<size_t>(layout_.num_slots(f)) * kPairs,
-                 reinterpret_cast<Pair*>(histogram + layout_.offset(f)));
+      kernels.fold(kPairs, copies.data() + copy_offsets[k - start],
+                   layout_.num_slots(f), histogram + layout_.offset(f));
     }
     start = end;
   }
@@ -214,47 +174,28 @@ void HistogramBuilder::BuildRows(absl::Span<const int32_t> group,
         static_cast<size_t>(part.back() - part.front()) + 1 == part.size();
     for (size_t k = 0; k < part.size(); ++k) {
       const int32_t f = part[k];
-      sub.offsets[k] = static_cast<uint32_t>(layout_.offset(f) / 2);  // in Pairs
+      sub.offsets[k] = static_cast<uint32_t>(layout_.offset(f) / layout_.stride());  // in bins
       std::memset(histogram + layout_.offset(f), 0,
                   sizeof(double) * layout_.num_slots(f) * layout_.stride());
     }
   }
-  Pair* out = reinterpret_cast<Pair*>(histogram);
+  const Kernels& kernels = PickKernels();
+  const int pairs_per_bin = layout_.stride() / 2;
   const uint8_t* rows = data_.rows();
   const size_t length = data_.num_features();
   const size_t prefetch_first = group.front();
   const size_t prefetch_last = group.back();
   for (size_t begin = 0; begin < count; begin += kRowBlockDocuments) {
     const size_t block = std::min(kRowBlockDocuments, count - begin);
-    const uint32_t* docs = documents.data() + begin;
-    const FloatPair* block_pairs = pairs + begin;
     for (int32_t s = 0; s < num_subgroups; ++s) {
       const Subgroup& sub = subgroups[s];
       // The first subgroup fetches the rows (all of the group's span); the
       // others find them in cache.
-      const bool prefetch = s == 0;
-      const size_t available = count - begin;
-      if (layout_.stride() == 2) {
-        if (sub.consecutive) {
-          AccumulateRows<1, true>(rows, length, docs, block, available, prefetch,
-                                  prefetch_first, prefetch_last, block_pairs,
-                                  sub.features, sub.offsets, sub.size, out);
-        } else {
-          AccumulateRows<1, false>(rows, length, docs, block, available, prefetch,
-                                   prefetch_first, prefetch_last, block_pairs,
-                                   sub.features, sub.offsets, sub.size, out);
-        }
-      } else {
-        if (sub.consecutive) {
-          AccumulateRows<2, true>(rows, length, docs, block, available, prefetch,
-                                  prefetch_first, prefetch_last, block_pairs,
-                                  sub.features, sub.offsets, sub.size, out);
-        } else {
-          AccumulateRows<2, false>(rows, length, docs, block, available, prefetch,
-                                   prefetch_first, prefetch_last, block_pairs,
-                                   sub.features, sub.offsets, sub.size, out);
-        }
-      }
+      kernels.rows(pairs_per_bin, sub.consecutive, rows, length,
+                   documents.data() + begin, block, count - begin,
+                   /*prefetch=*/s == 0, prefetch_first, prefetch_last,
+                   pairs + begin, sub.features, sub.offsets, sub.size,
+                   histogram);
     }
   }
 }
