@@ -1,6 +1,7 @@
 #include "core/boosting/histogram.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -64,15 +65,24 @@ struct Kernels {
   decltype(&baseline::Rows) rows;
 };
 
+std::atomic<bool> force_baseline_kernels{false};
+
 const Kernels& PickKernels() {
   static const Kernels baseline_kernels = {baseline::ColumnBlock, baseline::Fold,
                                            baseline::Rows};
   static const Kernels avx2_kernels = {avx2::ColumnBlock, avx2::Fold, avx2::Rows};
-  static const bool use_avx2 = __builtin_cpu_supports("avx2");
+  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  const bool use_avx2 =
+      has_avx2 && !force_baseline_kernels.load(std::memory_order_relaxed);
   return use_avx2 ? avx2_kernels : baseline_kernels;
 }
 
 }  // namespace
+
+bool UseBaselineHistogramKernels(bool baseline) {
+  force_baseline_kernels.store(baseline, std::memory_order_relaxed);
+  return __builtin_cpu_supports("avx2");
+}
 
 size_t HistogramBuilder::max_group_size() const {
   return kGroupHistogramBytes / (256 * sizeof(double) * layout_.stride());

@@ -88,6 +88,12 @@ class HistogramBuilder {
   const BinnedDataset& data_;
 };
 
+// For tests: true makes every builder use the baseline-target kernels even
+// where the AVX2 ones could run (both must give the same sums, bit for bit);
+// false restores the choice by CPU. Returns whether the CPU has AVX2 (i.e.
+// whether the two choices differ).
+bool UseBaselineHistogramKernels(bool baseline);
+
 // Group `group` of `features` split into num_groups consecutive groups.
 absl::Span<const int32_t> FeatureGroup(absl::Span<const int32_t> features,
                                        int32_t num_groups, int32_t group);
