@@ -1,83 +1,88 @@
 #include "core/boosting/histogram.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 namespace plrank {
 namespace {
 
-// Two doubles in one SSE register: {g, 1} or {g, h} added in one instruction.
+// One bin of the stride-2 layout, {g, n}: two doubles in one SSE register.
 typedef double Pair __attribute__((vector_size(16)));
+// One bin of the stride-4 layout, {g, h, n, 0}; as aligned as Pair (the
+// histograms are vectors of doubles).
+typedef double Quad __attribute__((vector_size(32), aligned(16)));
+// The ordered {g, h} (or {g, 1}) of one document as stored: two floats, half
+// the bytes to stream. Widening to doubles is exact, so the sums are the
+// same as with double pairs.
+typedef float FloatPair __attribute__((vector_size(8)));
 
 // Column kernel, for a contiguous run of documents (the root without
-// bagging): documents rotate over kCopies interleaved copies of the
+// bagging): the j-th document of the run goes to copy j % kCopies of the
 // histogram so that runs of one bin (e.g. a mass of zeros) do not serialize
 // on store-to-load forwarding; the copies are then added in a fixed order.
 constexpr int kCopies = 4;
 // Below this many documents the row kernel is used even for a contiguous run.
 constexpr size_t kMinColumnKernelDocuments = 16384;
-
-// kPairs = Pair slots per bin: 1 ({g, n}) or 2 ({g, h}, {n, 0}).
-// column[j] is the bin of the j-th document of the run.
-template <int kPairs>
-void AccumulateColumn(const uint8_t* column, size_t count, const Pair* pairs,
-                      int32_t num_slots, Pair* histogram) {
-  const size_t copy_size = static_cast<size_t>(num_slots) * kPairs;
-  alignas(64) Pair copies[256 * kPairs * kCopies];
-  std::memset(static_cast<void*>(copies), 0, sizeof(Pair) * copy_size * kCopies);
-  const Pair one = {1.0, 0.0};
-  auto add = [&](Pair* copy, size_t j) {
-    Pair* entry = copy + column[j] * kPairs;
-    entry[0] += pairs[j];
-    if constexpr (kPairs == 2) entry[1] += one;
-  };
-  size_t j = 0;
-  for (; j + kCopies <= count; j += kCopies) {
-    for (int c = 0; c < kCopies; ++c) add(copies + c * copy_size, j + c);
-  }
-  for (int c = 0; j < count; ++j, ++c) add(copies + c * copy_size, j);
-  for (size_t s = 0; s < copy_size; ++s) {
-    Pair sum = copies[s];
-    for (int c = 1; c < kCopies; ++c) sum += copies[c * copy_size + s];
-    histogram[s] = sum;
-  }
-}
+// The run is read in blocks of this many documents (a multiple of kCopies:
+// a document's copy stays j % kCopies), every feature of a subgroup in turn
+// over one block, so the block's pairs (128 KB) are read from L2, not once
+// per feature from memory (which made the root's cost grow faster than the
+// data once the pairs outgrew the last-level cache).
+constexpr size_t kColumnBlockDocuments = 16384;
+// Bytes of the copies of one subgroup of features, kept across blocks.
+constexpr size_t kColumnCopiesBytes = 384 * 1024;
 
 // Rows ahead to prefetch in the row kernel.
 constexpr size_t kRowPrefetchAhead = 16;
-// Histogram bytes of one feature group in the row kernel: measured best at
+// Histogram bytes of one feature subgroup in the row kernel: measured best at
 // about half of a 512 KB L2 (64 features of 256 {g, n} bins).
 constexpr size_t kGroupHistogramBytes = 256 * 1024;
+// The row kernel reads a leaf's documents in blocks of this many, every
+// subgroup of the group in turn over one block: the block's rows (~3 cache
+// lines each at 136 features) are fetched from memory once, not once per
+// subgroup (on large sets a leaf's rows do not stay in the last-level cache
+// between two full passes).
+constexpr size_t kRowBlockDocuments = 2048;
 
-// Row kernel: every document of the leaf adds its pair to the bin of each
-// feature of the group. offsets[k] is feature k's histogram offset in Pairs.
-// kConsecutive: the group is features[0] + [0, group_size), so a row's bins
-// are read without indirection (the usual case: no feature sampling).
-template <int kPairs, bool kConsecutive>
-void AccumulateRows(const uint8_t* rows, size_t row_length,
-                    const uint32_t* documents, size_t count, const Pair* pairs,
-                    const int32_t* features, const uint32_t* offsets,
-                    size_t group_size, Pair* histogram) {
-  const Pair one = {1.0, 0.0};
-  const size_t first = features[0];
-  for (size_t j = 0; j < count; ++j) {
-    if (j + kRowPrefetchAhead < count) {
-      const uint8_t* ahead = rows + documents[j + kRowPrefetchAhead] * row_length;
-      __builtin_prefetch(ahead + first);
-      __builtin_prefetch(ahead + features[group_size - 1]);
-    }
-    const uint8_t* row = rows + documents[j] * row_length;
-    const Pair pair = pairs[j];
-    for (size_t k = 0; k < group_size; ++k) {
-      const uint8_t bin = kConsecutive ? row[first + k] : row[features[k]];
-      Pair* entry = histogram + offsets[k] + bin * kPairs;
-      entry[0] += pair;
-      if constexpr (kPairs == 2) entry[1] += one;
-    }
-  }
+namespace baseline {
+#include "core/boosting/histogram_kernels.inc"
+}  // namespace baseline
+
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "core/boosting/histogram_kernels.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+
+// The kernels of one compilation.
+struct Kernels {
+  decltype(&baseline::ColumnBlock) column_block;
+  decltype(&baseline::Fold) fold;
+  decltype(&baseline::Rows) rows;
+};
+
+std::atomic<bool> force_baseline_kernels{false};
+
+const Kernels& PickKernels() {
+  static const Kernels baseline_kernels = {baseline::ColumnBlock, baseline::Fold,
+                                           baseline::Rows};
+  static const Kernels avx2_kernels = {avx2::ColumnBlock, avx2::Fold, avx2::Rows};
+  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  const bool use_avx2 =
+      has_avx2 && !force_baseline_kernels.load(std::memory_order_relaxed);
+  return use_avx2 ? avx2_kernels : baseline_kernels;
 }
 
 }  // namespace
+
+bool UseBaselineHistogramKernels(bool baseline) {
+  force_baseline_kernels.store(baseline, std::memory_order_relaxed);
+  return __builtin_cpu_supports("avx2");
+}
 
 size_t HistogramBuilder::max_group_size() const {
   return kGroupHistogramBytes / (256 * sizeof(double) * layout_.stride());
@@ -86,10 +91,7 @@ size_t HistogramBuilder::max_group_size() const {
 int32_t HistogramBuilder::GroupCount(size_t num_features,
                                      int32_t num_threads) const {
   const size_t threads = std::max(num_threads, 1);
-  const size_t group_size = max_group_size();
-  size_t groups = (num_features + group_size - 1) / group_size;
-  groups = (groups + threads - 1) / threads * threads;  // a multiple of threads
-  return static_cast<int32_t>(std::max<size_t>(std::min(groups, num_features), 1));
+  return static_cast<int32_t>(std::max<size_t>(std::min(threads, num_features), 1));
 }
 
 absl::Span<const int32_t> FeatureGroup(absl::Span<const int32_t> features,
@@ -109,65 +111,122 @@ HistogramLayout::HistogramLayout(const BinnedDataset& data, bool with_hessians)
   }
 }
 
-void HistogramBuilder::BuildGroup(absl::Span<const int32_t> group,
-                                  absl::Span<const uint32_t> documents,
-                                  const double* ordered_pairs,
-                                  double* histogram) const {
-  if (group.empty()) return;
-  const Pair* pairs = reinterpret_cast<const Pair*>(ordered_pairs);
-  const size_t count = documents.size();
-  const bool contiguous =
-      count > 0 && documents[count - 1] - documents[0] + 1 == count;
-  if (contiguous && count >= kMinColumnKernelDocuments) {
-    for (int32_t f : group) {
-      const uint8_t* column = data_.column(f) + documents[0];
-      Pair* out = reinterpret_cast<Pair*>(histogram + layout_.offset(f));
-      if (layout_.stride() == 2) {
-        AccumulateColumn<1>(column, count, pairs, layout_.num_slots(f), out);
-      } else {
-        AccumulateColumn<2>(column, count, pairs, layout_.num_slots(f), out);
+void HistogramBuilder::BuildColumns(absl::Span<const int32_t> group,
+                                    size_t first_document, size_t count,
+                                    const float* ordered_pairs,
+                                    double* histogram) const {
+  const FloatPair* pairs = reinterpret_cast<const FloatPair*>(ordered_pairs);
+  const int kPairs = layout_.stride() / 2;
+  // Reused by every call on this thread: no allocation per leaf.
+  thread_local std::vector<double> copies;
+  const Kernels& kernels = PickKernels();
+  const size_t stride = layout_.stride();
+  thread_local std::vector<size_t> copy_offsets;
+  for (size_t start = 0; start < group.size();) {
+    // The next subgroup: as many features as fit kColumnCopiesBytes (one at
+    // least), each with kCopies copies of its slots.
+    size_t end = start, total = 0;
+    copy_offsets.clear();
+    while (end < group.size()) {
+      const size_t size = static_cast<size_t>(layout_.num_slots(group[end])) * stride;
+      if (end > start && (total + size) * kCopies * sizeof(double) > kColumnCopiesBytes) {
+        break;
+      }
+      copy_offsets.push_back(total * kCopies);
+      total += size;
+      ++end;
+    }
+    if (copies.size() < total * kCopies) copies.resize(total * kCopies);
+    std::memset(copies.data(), 0, sizeof(double) * total * kCopies);
+    for (size_t begin = 0; begin < count; begin += kColumnBlockDocuments) {
+      const size_t block_end = std::min(count, begin + kColumnBlockDocuments);
+      for (size_t k = start; k < end; ++k) {
+        const int32_t f = group[k];
+        const uint8_t* column = data_.column(f) + first_document;
+        kernels.column_block(kPairs, column, begin, block_end, pairs,
+                             layout_.num_slots(f),
+                             copies.data() + copy_offsets[k - start]);
       }
     }
-    return;
+    for (size_t k = start; k < end; ++k) {
+      const int32_t f = group[k];
+      kernels.fold(kPairs, copies.data() + copy_offsets[k - start],
+                   layout_.num_slots(f), histogram + layout_.offset(f));
+    }
+    start = end;
   }
-  const size_t group_size = max_group_size();
-  for (size_t start = 0; start < group.size(); start += group_size) {
-    const size_t size = std::min(group_size, group.size() - start);
+}
+
+void HistogramBuilder::BuildRows(absl::Span<const int32_t> group,
+                                 absl::Span<const uint32_t> documents,
+                                 const float* ordered_pairs,
+                                 double* histogram) const {
+  const FloatPair* pairs = reinterpret_cast<const FloatPair*>(ordered_pairs);
+  const size_t count = documents.size();
+  // Subgroups of at most max_group_size() features, as even as can be.
+  const size_t max_size = max_group_size();
+  const int32_t num_subgroups =
+      static_cast<int32_t>((group.size() + max_size - 1) / max_size);
+  struct Subgroup {
+    const int32_t* features;
+    size_t size;
+    bool consecutive;
     uint32_t offsets[kGroupHistogramBytes / (256 * 16)];
-    for (size_t k = 0; k < size; ++k) {
-      const int32_t f = group[start + k];
-      offsets[k] = static_cast<uint32_t>(layout_.offset(f) / 2);  // in Pairs
+  };
+  thread_local std::vector<Subgroup> subgroups;
+  subgroups.resize(num_subgroups);
+  for (int32_t s = 0; s < num_subgroups; ++s) {
+    const absl::Span<const int32_t> part = FeatureGroup(group, num_subgroups, s);
+    Subgroup& sub = subgroups[s];
+    sub.features = part.data();
+    sub.size = part.size();
+    sub.consecutive =
+        static_cast<size_t>(part.back() - part.front()) + 1 == part.size();
+    for (size_t k = 0; k < part.size(); ++k) {
+      const int32_t f = part[k];
+      sub.offsets[k] = static_cast<uint32_t>(layout_.offset(f) / layout_.stride());  // in bins
       std::memset(histogram + layout_.offset(f), 0,
                   sizeof(double) * layout_.num_slots(f) * layout_.stride());
     }
-    const int32_t* features = group.data() + start;
-    const bool consecutive =
-        static_cast<size_t>(features[size - 1] - features[0]) + 1 == size;
-    Pair* out = reinterpret_cast<Pair*>(histogram);
-    const uint8_t* rows = data_.rows();
-    const size_t length = data_.num_features();
-    if (layout_.stride() == 2) {
-      if (consecutive) {
-        AccumulateRows<1, true>(rows, length, documents.data(), count, pairs,
-                                features, offsets, size, out);
-      } else {
-        AccumulateRows<1, false>(rows, length, documents.data(), count, pairs,
-                                 features, offsets, size, out);
-      }
-    } else {
-      if (consecutive) {
-        AccumulateRows<2, true>(rows, length, documents.data(), count, pairs,
-                                features, offsets, size, out);
-      } else {
-        AccumulateRows<2, false>(rows, length, documents.data(), count, pairs,
-                                 features, offsets, size, out);
-      }
+  }
+  const Kernels& kernels = PickKernels();
+  const int pairs_per_bin = layout_.stride() / 2;
+  const uint8_t* rows = data_.rows();
+  const size_t length = data_.num_features();
+  const size_t prefetch_first = group.front();
+  const size_t prefetch_last = group.back();
+  for (size_t begin = 0; begin < count; begin += kRowBlockDocuments) {
+    const size_t block = std::min(kRowBlockDocuments, count - begin);
+    for (int32_t s = 0; s < num_subgroups; ++s) {
+      const Subgroup& sub = subgroups[s];
+      // The first subgroup fetches the rows (all of the group's span); the
+      // others find them in cache.
+      kernels.rows(pairs_per_bin, sub.consecutive, rows, length,
+                   documents.data() + begin, block, count - begin,
+                   /*prefetch=*/s == 0, prefetch_first, prefetch_last,
+                   pairs + begin, sub.features, sub.offsets, sub.size,
+                   histogram);
     }
   }
 }
 
+void HistogramBuilder::BuildGroup(absl::Span<const int32_t> group,
+                                  absl::Span<const uint32_t> documents,
+                                  const float* ordered_pairs,
+                                  double* histogram) const {
+  if (group.empty()) return;
+  const size_t count = documents.size();
+  const bool contiguous =
+      count > 0 && documents[count - 1] - documents[0] + 1 == count;
+  if (contiguous && count >= kMinColumnKernelDocuments) {
+    BuildColumns(group, documents[0], count, ordered_pairs, histogram);
+  } else {
+    BuildRows(group, documents, ordered_pairs, histogram);
+  }
+}
+
 void HistogramBuilder::Build(absl::Span<const uint32_t> documents,
-                             const double* ordered_pairs,
+                             const float* ordered_pairs,
                              absl::Span<const int32_t> features,
                              double* histogram, int32_t num_threads) const {
   const int32_t num_groups = GroupCount(features.size(), num_threads);

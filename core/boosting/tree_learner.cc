@@ -48,7 +48,7 @@ void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
 
   const uint32_t* documents = indices_.data() + built->begin;
   const int64_t count = built->count;
-  double* pairs = ordered_pairs_.data();
+  float* pairs = ordered_pairs_.data();
   const bool newton = config_.rules.newton;
   double* built_histogram = histogram(built->histogram);
   double* derived_histogram = scan_derived ? histogram(derived->histogram) : nullptr;
@@ -61,7 +61,7 @@ void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
   // costs dearly when the machine is oversubscribed.
   for (int64_t j = 0; j < count; ++j) {
     pairs[2 * j] = gradients[documents[j]];
-    pairs[2 * j + 1] = newton ? hessians[documents[j]] : 1.0;
+    pairs[2 * j + 1] = newton ? hessians[documents[j]] : 1.0f;
   }
   if (distributed_) {
     BuildReduceAndScan(built, derived, scan_built, scan_derived, threads,
@@ -96,7 +96,7 @@ void TreeLearner::BuildReduceAndScan(Leaf* built, Leaf* derived,
                                      int threads,
                                      absl::Span<const int32_t> features) {
   const uint32_t* documents = indices_.data() + built->begin;
-  const double* pairs = ordered_pairs_.data();
+  const float* pairs = ordered_pairs_.data();
   double* built_histogram = histogram(built->histogram);
   double* derived_histogram = scan_derived ? histogram(derived->histogram) : nullptr;
   const int32_t num_groups = builder_.GroupCount(features.size(), threads);

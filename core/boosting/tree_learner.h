@@ -130,7 +130,7 @@ class TreeLearner {
   std::vector<double> histograms_;   // num_leaves histograms
   std::vector<uint32_t> indices_;    // documents, grouped by leaf
   std::vector<uint32_t> scratch_;    // right side while partitioning
-  std::vector<double> ordered_pairs_;  // {g, 1} or {g, h} per document
+  std::vector<float> ordered_pairs_;  // {g, 1} or {g, h} per document
   std::vector<Leaf> leaves_;
   int32_t num_leaves_of_last_tree_ = 0;
 };

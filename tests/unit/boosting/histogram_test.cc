@@ -32,10 +32,10 @@ struct Fixture {
   std::vector<double> Build(const HistogramLayout& layout,
                             const std::vector<uint32_t>& documents,
                             int32_t threads) const {
-    std::vector<double> pairs;
+    std::vector<float> pairs;
     for (uint32_t d : documents) {
       pairs.push_back(gradients[d]);
-      pairs.push_back(layout.with_hessians() ? hessians[d] : 1.0);
+      pairs.push_back(layout.with_hessians() ? hessians[d] : 1.0f);
     }
     std::vector<double> histogram(layout.size(), -1.0);
     HistogramBuilder builder(layout, binned);
