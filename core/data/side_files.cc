@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <system_error>
 
@@ -11,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "core/data/file_io.h"
 #include "core/data/letor_tokens.h"
+#include "core/data/value_lines.h"
 
 namespace plrank {
 namespace {
@@ -107,51 +107,22 @@ absl::Status Store(const SideValues& parsed, const std::string& name,
   return absl::OkStatus();
 }
 
-// Calls visit(line, first, end) for every line of `text` with content:
-// `line` 1-based, [first, end) from its first non-space character to the
-// line's end or its '#'. Stops at the first error visit returns.
-template <typename Visit>
-absl::Status ForEachContentLine(std::string_view text, Visit visit) {
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  int64_t line = 0;
-  while (p < end) {
-    ++line;
-    const char* newline =
-        static_cast<const char*>(std::memchr(p, '\n', end - p));
-    const char* line_end = newline != nullptr ? newline : end;
-    const char* next = newline != nullptr ? newline + 1 : end;
-    if (const void* hash = std::memchr(p, '#', line_end - p)) {
-      line_end = static_cast<const char*>(hash);
-    }
-    const char* token = SkipSpaces(p, line_end);
-    p = next;
-    if (token == line_end) continue;
-    if (absl::Status s = visit(line, token, line_end); !s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<SideValues> ParseSideValues(std::string_view text,
                                            const std::string& name,
                                            SideKind kind) {
   SideValues result;
-  absl::Status status = ForEachContentLine(
-      text, [&](int64_t line, const char* token, const char* line_end) {
-        const char* token_end = TokenEnd(token, line_end);
-        const std::string_view shown(token, token_end - token);
+  absl::Status status = ForEachLineValue(
+      text, name, KindName(kind),
+      [&](const char* token, const char* token_end,
+          int64_t line) -> absl::Status {
         double value = 0.0;
         auto [ptr, ec] = std::from_chars(token, token_end, value);
         if (ec != std::errc() || ptr != token_end || !InRange(kind, value)) {
-          return absl::InvalidArgumentError(
-              absl::StrFormat("%s:%d: bad %s '%s'; expected %s", name, line,
-                              KindName(kind), shown, KindRange(kind)));
-        }
-        if (SkipSpaces(token_end, line_end) != line_end) {
           return absl::InvalidArgumentError(absl::StrFormat(
-              "%s:%d: expected one %s per line", name, line, KindName(kind)));
+              "%s:%d: bad %s '%s'; expected %s", name, line, KindName(kind),
+              absl::string_view(token, token_end - token), KindRange(kind)));
         }
         result.values.push_back(value);
         result.lines.push_back(line);
