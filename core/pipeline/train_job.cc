@@ -112,21 +112,6 @@ absl::Status WriteOutputs(const TrainJob& job, const TrainSummary& summary,
   return absl::OkStatus();
 }
 
-// "train.txt", or "(in memory)" for data that came from no file.
-std::string DataName(const std::string& path) {
-  return path.empty() ? std::string("(in memory)") : path;
-}
-
-// The training data and --init_model disagree on the feature count.
-std::string BackgroundModelMismatch(const std::string& train_path,
-                                    int32_t data_features,
-                                    const std::string& model_path,
-                                    int32_t model_features) {
-  return absl::StrFormat("%s: %d features, but the background model %s has %d",
-                         DataName(train_path), data_features, model_path,
-                         model_features);
-}
-
 // What both RunTrainJob and TrainOnData check before any data is read.
 absl::Status CheckJob(const TrainJob& job) {
   if (job.eval_at.empty()) {

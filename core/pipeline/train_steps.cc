@@ -20,11 +20,6 @@ double SecondsSince(TrainClock::time_point start) {
   return std::chrono::duration<double>(TrainClock::now() - start).count();
 }
 
-// "train.txt", or "(in memory)" for data that came from no file.
-std::string DataName(const std::string& path) {
-  return path.empty() ? std::string("(in memory)") : path;
-}
-
 absl::Status CheckNotEmpty(const std::string& path, const Dataset& data) {
   if (data.num_documents() == 0 || data.num_queries() == 0) {
     return absl::InvalidArgumentError(
@@ -34,6 +29,19 @@ absl::Status CheckNotEmpty(const std::string& path, const Dataset& data) {
 }
 
 }  // namespace
+
+std::string DataName(const std::string& path) {
+  return path.empty() ? std::string("(in memory)") : path;
+}
+
+std::string BackgroundModelMismatch(const std::string& train_path,
+                                    int32_t data_features,
+                                    const std::string& model_path,
+                                    int32_t model_features) {
+  return absl::StrFormat("%s: %d features, but the background model %s has %d",
+                         DataName(train_path), data_features, model_path,
+                         model_features);
+}
 
 DataTotals CountDataTotals(const Dataset& train, const Dataset* valid,
                            Reducer* reducer) {
@@ -106,9 +114,8 @@ absl::StatusOr<std::optional<Ensemble>> ReadInitModel(const TrainJob& job,
   if (!loaded.ok()) return loaded.status();
   if (train.num_features < loaded->num_features) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("%s: %d features, but the background model %s has %d",
-                        DataName(job.train_path), train.num_features,
-                        job.init_model_path, loaded->num_features));
+        BackgroundModelMismatch(job.train_path, train.num_features,
+                                job.init_model_path, loaded->num_features));
   }
   return std::optional<Ensemble>(*std::move(loaded));
 }

@@ -35,6 +35,18 @@ namespace plrank {
 using TrainLog = std::function<void(const std::string&)>;
 using TrainClock = std::chrono::steady_clock;
 
+// "train.txt", or "(in memory)" for data that came from no file: how the
+// steps' messages name a data set.
+std::string DataName(const std::string& path);
+
+// "<train>: N features, but the background model <model> has M": the one
+// wording for data and --init_model that disagree on the feature count
+// (ReadInitModel here, and the loader's check in train_job.cc).
+std::string BackgroundModelMismatch(const std::string& train_path,
+                                    int32_t data_features,
+                                    const std::string& model_path,
+                                    int32_t model_features);
+
 // The whole training and validation sets' sizes: a distributed rank holds
 // its shard only, so with a reducer of several ranks the counts are summed
 // over them (collective).
