@@ -51,7 +51,7 @@ fi
 # scripts/image.sh (PLRANK_SETUP_IMAGE=1): a Debian base from the apt
 # mirror, imported and built into the image, then run from its rootfs.
 if [ "${PLRANK_SETUP_IMAGE:-0}" = 1 ]; then
-  packages+=(debootstrap buildah podman)
+  packages+=(mmdebstrap buildah podman)
 fi
 
 missing=()

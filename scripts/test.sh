@@ -11,8 +11,12 @@
 # failed. New build trees use Ninja and ccache when installed
 # (scripts/cmake_env.sh; CCACHE_DISABLE=1 turns ccache off); the build needs
 # neither.
-# PLRANK_TEST_IMAGE=1 also builds the container image for real and runs it
-# (scripts/image.sh; needs root).
+# The container image check (scripts/image.sh: a Debian base from the apt
+# mirror, buildah bud of deploy/docker/Dockerfile with the binaries this
+# build has just compiled, the image's entrypoint run from its root
+# filesystem) runs beside ctest: it waits mostly on the mirror and disk, the
+# tests mostly on the CPU. It needs root; as another user it is skipped with
+# a message (CI=true makes that a failure). PLRANK_TEST_IMAGE=0 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PLRANK_TEST_BUILD_DIR:-build/test}
@@ -30,6 +34,11 @@ phase() {  # phase NAME COMMAND...: runs COMMAND, records its seconds
 
 report() {
   local status=$?
+  # A failed phase ends the run early: let the image check finish (it
+  # unmounts what it mounted) and record its time.
+  if [[ -n ${image_pid:-} ]]; then
+    wait "$image_pid" 2>/dev/null || true
+  fi
   echo
   echo "test.sh: where the time went"
   local name seconds
@@ -51,11 +60,44 @@ report() {
 }
 trap report EXIT
 
-phase "setup (packages)" ./scripts/setup.sh
+image_check=0
+if [[ ${PLRANK_TEST_IMAGE:-1} != 0 && $(id -u) -eq 0 ]]; then
+  image_check=1
+fi
+# The image check's packages too, now: it runs beside ctest, and two apt
+# runs at once would fight over dpkg's lock.
+phase "setup (packages)" env PLRANK_SETUP_IMAGE=$image_check ./scripts/setup.sh
 source scripts/cmake_env.sh
 phase "configure" cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 phase "build (Release, everything the tests run)" \
   cmake --build "$build" -j"${PLRANK_BUILD_JOBS:-2}"
+image_pid=""
+image_log=$build/image-check.log
+if [[ ${PLRANK_TEST_IMAGE:-1} != 0 ]]; then
+  if [[ $image_check == 1 ]]; then
+    phase "container image (build and run; beside ctest)" \
+      env PLRANK_IMAGE_BINARIES="$build/bin" ./scripts/image.sh >"$image_log" 2>&1 &
+    image_pid=$!
+  elif [[ ${CI:-} == true ]]; then
+    echo "test.sh: the container image check needs root (CI=true: failing)" >&2
+    exit 1
+  else
+    echo "test.sh: container image check skipped: it needs root (PLRANK_TEST_IMAGE=0 silences this)"
+  fi
+fi
+image_wait() {  # the image check's status, its log on failure
+  [[ -n $image_pid ]] || return 0
+  local status=0
+  wait "$image_pid" || status=$?
+  image_pid=""
+  if [[ $status -ne 0 ]]; then
+    echo "test.sh: the container image check FAILED (log $image_log):" >&2
+    tail -n 40 "$image_log" >&2
+  else
+    grep '^image.sh: ' "$image_log" || true
+  fi
+  return $status
+}
 ctest_run() {
   (cd "$build" && ctest --output-on-failure -j2 --timeout 900) |
     tee "$build/ctest-output.txt"
@@ -67,6 +109,4 @@ if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
   PLRANK_FUZZ_SMOKE=1 ./scripts/fuzz.sh "${PLRANK_FUZZ_SMOKE_SECONDS:-20}"
   ./scripts/sanitize.sh tsan-unit
 fi
-if [[ ${PLRANK_TEST_IMAGE:-0} == 1 ]]; then
-  phase "container image (build and run)" ./scripts/image.sh
-fi
+image_wait

@@ -59,7 +59,7 @@ class Stage:
         self.instructions = []  # (KEYWORD, argument text)
 
 
-def parse_dockerfile(text):
+def parse_dockerfile(text, with_args=False):
     """Returns the stages; continuation lines joined, comments dropped."""
     logical = []
     current = ""
@@ -78,6 +78,7 @@ def parse_dockerfile(text):
     if current:
         logical.append(current)
     stages = []
+    global_args = {}
     for line in logical:
         keyword, _, rest = line.partition(" ")
         keyword = keyword.upper()
@@ -88,12 +89,50 @@ def parse_dockerfile(text):
             name = words[2] if len(words) >= 3 and words[1].upper() == "AS" else None
             stages.append(Stage(words[0], name))
         elif keyword == "ARG" and not stages:
-            continue
+            global_args.update(parse_args(rest))
         elif stages:
             stages[-1].instructions.append((keyword, rest))
         else:
             raise ValueError(f"instruction before FROM: {line}")
-    return stages
+    return (stages, global_args) if with_args else stages
+
+
+def parse_args(text):
+    """{name: default or None} of one ARG instruction's words."""
+    result = {}
+    for word in shlex.split(text):
+        name, _, default = word.partition("=")
+        result[name] = default if "=" in word else None
+    return result
+
+
+def binaries_stage_errors(stages, global_args, from_stage, build, build_dir):
+    """Errors of a runtime `COPY --from=<from_stage>` that is not the build
+    stage: allowed only for a selector stage `FROM ${ARG} AS <from_stage>`
+    whose ARG defaults to the build stage, every other stage it can select
+    (FROM scratch) COPYing only into the build directory's bin/."""
+    selector = next((s for s in stages if s.name == from_stage), None)
+    match = re.fullmatch(r"\$\{?(\w+)\}?", selector.image) if selector else None
+    if not match:
+        return [f"COPY --from={from_stage}: not the build stage"]
+    arg = match.group(1)
+    if global_args.get(arg) != build.name:
+        return [f"FROM ${{{arg}}} AS {from_stage}: ARG {arg} must default to the "
+                f"build stage ({build.name}), so a plain build compiles"]
+    errors = []
+    for stage in stages:
+        if stage in (build, selector, stages[-1]) or stage.image != "scratch":
+            continue
+        for kw, arg_text in stage.instructions:
+            if kw not in ("COPY", "ADD"):
+                errors.append(f"stage {stage.name}: {kw} in a prebuilt-binaries stage")
+                continue
+            _, _, dest = copy_sources(arg_text)
+            if build_dir and os.path.normpath(dest) != os.path.normpath(
+                    f"/src/{build_dir.removeprefix('/src/')}/bin"):
+                errors.append(f"stage {stage.name} copies to {dest}, not the build "
+                              f"directory's bin/ ({build_dir}/bin/)")
+    return errors
 
 
 def apt_installed_packages(run_text):
@@ -196,7 +235,7 @@ def check(dockerfile_text, source_dir, bin_dir):
     """Returns a list of error strings (empty = pass)."""
     errors = []
     try:
-        stages = parse_dockerfile(dockerfile_text)
+        stages, global_args = parse_dockerfile(dockerfile_text, with_args=True)
     except ValueError as error:
         return [str(error)]
     if len(stages) < 2:
@@ -282,8 +321,11 @@ def check(dockerfile_text, source_dir, bin_dir):
                     errors.append(f"COPY source {source} is not executable")
             continue
         if from_stage not in (build.name, "0"):
-            errors.append(f"COPY --from={from_stage}: not the build stage")
-            continue
+            selector_errors = binaries_stage_errors(stages, global_args, from_stage,
+                                                    build, build_dir)
+            if selector_errors:
+                errors.extend(selector_errors)
+                continue
         for source in sources:
             expected_dir = f"{build_dir}/bin/" if build_dir else None
             name = os.path.basename(source)
@@ -422,6 +464,12 @@ def mutations(text):
     add("build.sh not called", "RUN scripts/build.sh", "RUN cmake -S . -B")
     add("source directory not copied", "COPY server /src/server\n", "")
     add("runtime base image not slim", "FROM debian:12-slim", "FROM ubuntu:24.04")
+    if "ARG PLRANK_BINARIES=build" in text:
+        add("binaries selector defaulting to the prebuilt stage",
+            "ARG PLRANK_BINARIES=build", "ARG PLRANK_BINARIES=prebuilt")
+        add("prebuilt binaries copied elsewhere",
+            "COPY build/image-prebuilt/ /src/build/image/bin/",
+            "COPY build/image-prebuilt/ /usr/bin/")
     return cases
 
 
