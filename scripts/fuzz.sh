@@ -20,7 +20,8 @@
 # (build jobs, 2), PLRANK_FUZZ_PARALLEL (targets run at a time, the number
 # of cores), PLRANK_TIMING_FILE (appends "phase|seconds" lines for the
 # breakdown scripts/test.sh prints), PLRANK_FUZZ_SMOKE=1 (skip with a message, exit 0, when
-# clang-14 or its fuzzer runtime is missing: the CI smoke in scripts/test.sh).
+# clang-14 or its fuzzer runtime is missing: the CI smoke in scripts/test.sh),
+# PLRANK_FUZZ_BUILD_ONLY=1 (build the targets, run nothing).
 # Packages: clang-14, libclang-rt-14-dev, libfuzzer-14-dev, libomp-14-dev
 # (scripts/setup.sh installs them).
 set -euo pipefail
@@ -56,6 +57,13 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebI
   -DPLRANK_FUZZ=ON -DPLRANK_BUILD_TESTS=OFF -DPLRANK_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j"${PLRANK_FUZZ_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 build_seconds=$((SECONDS - build_start))
+if [[ ${PLRANK_FUZZ_BUILD_ONLY:-0} == 1 ]]; then
+  # scripts/test.sh builds the targets beside ctest, then runs them.
+  echo "fuzz.sh: built ${targets[*]/#/fuzz_} in ${build_seconds} s (PLRANK_FUZZ_BUILD_ONLY=1: not run)"
+  [[ -n ${PLRANK_TIMING_FILE:-} ]] &&
+    echo "fuzz build (clang-14, ASan+UBSan, fuzz targets only; beside ctest)|${build_seconds}" >>"$PLRANK_TIMING_FILE"
+  exit 0
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

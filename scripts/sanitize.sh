@@ -32,7 +32,8 @@
 #
 # Environment: PLRANK_TIMING_FILE (tsan runs append "phase|seconds" lines
 # for the breakdown scripts/test.sh prints), PLRANK_SANITIZE_CTEST_ARGS (extra ctest arguments for the
-# asan run, e.g. "-L server" for a subset), PLRANK_BUILD_JOBS (2).
+# asan run, e.g. "-L server" for a subset), PLRANK_BUILD_JOBS (2),
+# PLRANK_SANITIZE_BUILD_ONLY=1 (tsan runs: build, run nothing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -132,6 +133,13 @@ run_tsan() {  # run_tsan [unit]
   local build_start=$SECONDS
   cmake --build "$build" -j"$jobs" --target "${targets[@]}" || return 1
   local build_seconds=$((SECONDS - build_start)) runs_start=$SECONDS
+  if [[ ${PLRANK_SANITIZE_BUILD_ONLY:-0} == 1 ]]; then
+    # scripts/test.sh builds beside ctest, then runs.
+    echo "sanitize.sh: built ${targets[*]} in ${build_seconds} s (PLRANK_SANITIZE_BUILD_ONLY=1: not run)"
+    [[ -n ${PLRANK_TIMING_FILE:-} ]] &&
+      echo "TSan build (${targets[*]}; beside ctest)|${build_seconds}" >>"$PLRANK_TIMING_FILE"
+    return 0
+  fi
   local status=0
   (cd "$build" && ctest --output-on-failure -j2 --timeout 1800 "${labels[@]}" \
     -E "$tsan_excluded") || status=$?

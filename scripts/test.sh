@@ -11,6 +11,7 @@
 # failed. New build trees use Ninja and ccache when installed
 # (scripts/cmake_env.sh; CCACHE_DISABLE=1 turns ccache off); the build needs
 # neither.
+# The smoke's fuzz and TSan builds start beside ctest too (low priority).
 # The container image check (scripts/image.sh: a Debian base from the apt
 # mirror, buildah bud of deploy/docker/Dockerfile with the binaries this
 # build has just compiled, the image's entrypoint run from its root
@@ -36,9 +37,10 @@ report() {
   local status=$?
   # A failed phase ends the run early: let the image check finish (it
   # unmounts what it mounted) and record its time.
-  if [[ -n ${image_pid:-} ]]; then
-    wait "$image_pid" 2>/dev/null || true
-  fi
+  local pid
+  for pid in ${image_pid:-} ${smoke_builds_pid:-}; do
+    wait "$pid" 2>/dev/null || true
+  done
   echo
   echo "test.sh: where the time went"
   local name seconds
@@ -98,12 +100,34 @@ image_wait() {  # the image check's status, its log on failure
   fi
   return $status
 }
+# The smoke's two instrumented builds (fuzz targets, TSan tests) also run
+# beside ctest, at low priority: the tests leave a core idle much of the
+# time (servers starting, subprocesses, waits). The smoke runs themselves
+# come after ctest, when their builds are up to date.
+smoke_builds_pid=""
+smoke_builds_log=$build/smoke-builds.log
+if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
+  (nice -n 10 env PLRANK_FUZZ_SMOKE=1 PLRANK_FUZZ_BUILD_ONLY=1 ./scripts/fuzz.sh 1 &&
+    nice -n 10 env PLRANK_SANITIZE_BUILD_ONLY=1 ./scripts/sanitize.sh tsan-unit) \
+    >"$smoke_builds_log" 2>&1 &
+  smoke_builds_pid=$!
+fi
 ctest_run() {
   (cd "$build" && ctest --output-on-failure -j2 --timeout 900) |
     tee "$build/ctest-output.txt"
   return "${PIPESTATUS[0]}"
 }
 phase "ctest ($(cd "$build" && ctest -N | sed -n 's/^Total Tests: //p') tests, -j2)" ctest_run
+if [[ -n $smoke_builds_pid ]]; then
+  status=0
+  wait "$smoke_builds_pid" || status=$?
+  smoke_builds_pid=""
+  if [[ $status -ne 0 ]]; then
+    echo "test.sh: the smoke's builds FAILED (log $smoke_builds_log):" >&2
+    tail -n 40 "$smoke_builds_log" >&2
+    exit "$status"
+  fi
+fi
 if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
   # fuzz.sh and sanitize.sh record their build and run phases themselves.
   PLRANK_FUZZ_SMOKE=1 ./scripts/fuzz.sh "${PLRANK_FUZZ_SMOKE_SECONDS:-20}"
