@@ -45,6 +45,9 @@ CHECKED_ROOTS = (
 # Layer directory -> include prefixes it may use (besides its own directory
 # and ALWAYS). The order of the table is the order of docs/ARCHITECTURE.md.
 RULES = {
+    # The CPU's instruction-set extensions, detected once: below every layer
+    # that picks a kernel by them (scoring, boosting).
+    "core/cpu/": (),
     "core/data/": (),
     "core/metrics/": ("core/data/",),
     "core/objectives/": ("core/data/", "core/metrics/"),
@@ -52,11 +55,11 @@ RULES = {
                     "google/protobuf/"),
     # Beside the ensemble: its scorers, its importers and its explainer,
     # none of which sees the artifact's protobuf types.
-    "core/scoring/": ("core/data/", "core/model/"),
+    "core/scoring/": ("core/cpu/", "core/data/", "core/model/"),
     "core/import/": ("core/data/", "core/model/"),
     "core/explain/": ("core/data/", "core/model/"),
-    "core/boosting/": ("core/data/", "core/metrics/", "core/objectives/",
-                       "core/model/"),
+    "core/boosting/": ("core/cpu/", "core/data/", "core/metrics/",
+                       "core/objectives/", "core/model/"),
     "core/linear/": ("core/data/", "core/metrics/"),
     # The Plackett-Luce ranking policy (sampling, propensities) and the
     # counterfactual estimators over logged rankings.

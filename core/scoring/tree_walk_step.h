@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/scoring/cpu_features.h"
+#include "core/cpu/cpu_features.h"
 
 namespace plrank::internal {
 
