@@ -13,16 +13,14 @@
 #include "absl/strings/str_cat.h"
 #include "core/cpu/cpu_features.h"
 #include "core/model/model_io.h"
+#include "core/scoring/doubled_rows.h"
 #include "core/scoring/flat_forest.h"
 #include "core/scoring/forest_kernel.h"
 #include "core/scoring/kernel_plan.h"
-#include "core/scoring/order_key.h"
-#include "core/scoring/row_keys.h"
 
 namespace plrank {
 namespace {
 
-using internal::kLanes;
 static_assert(ForestScorer::kBlockDocs % 64 == 0);
 
 // Stack buffer for raw multi-output scores inside Score (no allocation).
@@ -76,71 +74,15 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
   scorer.base_score_.resize(model.num_outputs, 0.0);
   scorer.linear_weights_ = model.linear_weights;
 
-  // Slots of the doubled rows: only features some split tests, and a second
-  // pair for features some split tests with zero as missing. Sized by the
-  // widest split, not by the declared feature count (untrusted input).
-  int32_t widest_split = -1;
-  for (const Tree& tree : model.trees) {
-    for (int32_t feature : tree.split_feature) {
-      widest_split = std::max(widest_split, feature);
-    }
-  }
-  scorer.row_width_ =
-      model.linear_weights.empty() ? widest_split + 1 : model.num_features;
-  std::vector<int32_t> slot_of_feature(widest_split + 1, -1);
-  std::vector<int32_t> zero_slot_of_feature(widest_split + 1, -1);
-  for (const Tree& tree : model.trees) {
-    for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
-      slot_of_feature[tree.split_feature[n]] = 0;
-      if (tree.treats_zero_as_missing(n)) {
-        zero_slot_of_feature[tree.split_feature[n]] = 0;
-      }
-    }
-  }
-  for (int32_t f = 0; f <= widest_split; ++f) {
-    if (slot_of_feature[f] >= 0) {
-      slot_of_feature[f] = static_cast<int32_t>(scorer.used_features_.size());
-      scorer.used_features_.push_back(f);
-    }
-    if (zero_slot_of_feature[f] >= 0) {
-      zero_slot_of_feature[f] =
-          static_cast<int32_t>(scorer.zero_features_.size());
-      scorer.zero_features_.push_back(f);
-    }
-  }
-  const size_t used = scorer.used_features_.size();
-  const size_t zero_used = scorer.zero_features_.size();
-  constexpr size_t kSlotUnits = kLanes * sizeof(uint32_t) / 8;
-  if (scorer.num_slots() * kSlotUnits > std::numeric_limits<uint16_t>::max()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "model splits on ", used, " distinct features (", zero_used,
-        " of them with zero as missing, which count twice); the scorer "
-        "supports at most ",
-        std::numeric_limits<uint16_t>::max() / (2 * kSlotUnits)));
-  }
-  // Doubled-row slot of each split: the walks' and the kernels' tables'.
-  std::vector<std::vector<uint32_t>> split_slots(model.trees.size());
-  for (size_t t = 0; t < model.trees.size(); ++t) {
-    const Tree& tree = model.trees[t];
-    std::vector<uint32_t>& node_slots = split_slots[t];
-    node_slots.resize(tree.num_internal_nodes());
-    for (int32_t n = 0; n < tree.num_internal_nodes(); ++n) {
-      const int32_t feature = tree.split_feature[n];
-      if (tree.treats_zero_as_missing(n)) {
-        const uint32_t zero_slot = static_cast<uint32_t>(
-            2 * used + static_cast<size_t>(zero_slot_of_feature[feature]));
-        node_slots[n] = tree.default_left[n]
-                            ? zero_slot
-                            : zero_slot + static_cast<uint32_t>(zero_used);
-        continue;
-      }
-      const uint32_t feature_slot =
-          static_cast<uint32_t>(slot_of_feature[feature]);
-      node_slots[n] = tree.default_left[n]
-                          ? feature_slot
-                          : feature_slot + static_cast<uint32_t>(used);
-    }
-  }
+  absl::StatusOr<internal::DoubledRows> rows =
+      internal::DoubledRows::Create(model);
+  if (!rows.ok()) return rows.status();
+  scorer.rows_ = *std::move(rows);
+  // Rows are read up to the widest split, or whole for the linear part.
+  scorer.row_width_ = model.linear_weights.empty() ? scorer.rows_.split_width()
+                                                   : model.num_features;
+  const std::vector<std::vector<uint32_t>> split_slots =
+      scorer.rows_.SplitSlots(model);
   absl::StatusOr<internal::FlatForest> forest =
       internal::BuildFlatForest(model, split_slots, scorer.num_slots());
   if (!forest.ok()) return forest.status();
@@ -192,49 +134,6 @@ int32_t ForestScorer::ClampTrees(int32_t num_trees) const {
   return std::min(all, iterations * num_outputs_);
 }
 
-void ForestScorer::PrepareRows(const float* rows, size_t num_docs,
-                               size_t row_stride, uint32_t* doubled) const {
-  const uint32_t low_missing =
-      OrderKey(-std::numeric_limits<float>::infinity());
-  const uint32_t high_missing =
-      OrderKey(std::numeric_limits<float>::infinity());
-  const size_t used = used_features_.size();
-  const size_t zero_used = zero_features_.size();
-  const size_t slots = num_slots();
-  static_assert(internal::kKeyGroupDocs == kLanes);
-  static const bool avx2 = internal::CpuHasAvx2ForRowKeys();
-  // The used features' keys, a group of kLanes documents at a time (whole
-  // groups with AVX2 where the CPU has it); features with zero as missing
-  // one document at a time below.
-  for (size_t first = 0; first < num_docs; first += kLanes) {
-    const size_t docs = std::min(kLanes, num_docs - first);
-    uint32_t* group = doubled + first * slots;
-    const float* group_rows = rows + first * row_stride;
-    if (avx2 && docs == kLanes) {
-      internal::KeyGroupAvx2(group_rows, row_stride, used_features_.data(),
-                             used, low_missing, high_missing, group,
-                             group + used * kLanes);
-    } else {
-      internal::KeyGroupScalar(group_rows, row_stride, docs,
-                               used_features_.data(), used, low_missing,
-                               high_missing, group, group + used * kLanes);
-    }
-  }
-  for (size_t i = 0; i < num_docs; ++i) {
-    const float* row = rows + i * row_stride;
-    uint32_t* group = doubled + (i / kLanes) * kLanes * slots + i % kLanes;
-    uint32_t* zero_group = group + 2 * used * kLanes;
-    for (size_t k = 0; k < zero_used; ++k) {
-      const float value = row[zero_features_[k]];
-      const bool missing =
-          std::isnan(value) || std::fabs(value) <= kZeroAsMissingBound;
-      const uint32_t key = OrderKey(value);
-      zero_group[k * kLanes] = missing ? low_missing : key;
-      zero_group[(zero_used + k) * kLanes] = missing ? high_missing : key;
-    }
-  }
-}
-
 void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
                                    double* out, size_t out_stride,
                                    int32_t num_trees) const {
@@ -257,7 +156,7 @@ void ForestScorer::RawScoresBlock(const float* rows, size_t num_docs,
                 base_score_[k]);
   }
   if (num_trees > 0) {
-    PrepareRows(rows, num_docs, row_stride, scratch);
+    rows_.Prepare(rows, num_docs, row_stride, scratch);
     AccumulateTrees(scratch, num_docs, out, out_stride, num_trees);
   }
   if (!linear_weights_.empty()) {

@@ -13,6 +13,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/model/ensemble.h"
+#include "core/scoring/doubled_rows.h"
 #include "core/scoring/scoring_kernel.h"
 
 namespace plrank {
@@ -140,23 +141,7 @@ class ForestScorer {
  private:
   ForestScorer() = default;
 
-  // Copies `num_docs` rows (`row_stride` floats apart) into doubled rows of
-  // num_slots() order keys (order_key.h). With U = used_features_.size() and
-  // Z = zero_features_.size(): slot j < U holds x_f, f = used_features_[j],
-  // with NaN -> -inf (default left goes left: -inf <= any finite threshold);
-  // slot U + j holds x_f with NaN -> +inf (default right). Splits that treat
-  // zero as missing read slots 2U + k (missing -> -inf) and 2U + Z + k
-  // (missing -> +inf), where f = zero_features_[k] and missing also covers
-  // |x_f| <= kZeroAsMissingBound; so no walk ever tests for missing.
-  // Thresholds are finite, so real infinities are routed as before. Rows are
-  // interleaved in groups of kLanes = 8 documents (flat_forest.h): slot s of
-  // document i is at doubled[(i / kLanes) * kLanes * num_slots() + s * kLanes
-  // + i % kLanes].
-  void PrepareRows(const float* rows, size_t num_docs, size_t row_stride,
-                   uint32_t* doubled) const;
-  size_t num_slots() const {
-    return 2 * (used_features_.size() + zero_features_.size());
-  }
+  size_t num_slots() const { return rows_.num_slots(); }
   // Entries of doubled rows for a block of `docs` documents (at most
   // kBlockDocs), rounded up to a multiple of 64 documents, the largest
   // padding any kernel writes (forest_kernel.h): a request of a few
@@ -200,12 +185,8 @@ class ForestScorer {
   int32_t num_outputs_ = 1;
   ScoreTransform transform_ = ScoreTransform::kIdentity;
   std::vector<double> base_score_;        // num_outputs_ entries
-  // Features some split tests, in increasing order: only they are copied
-  // into doubled rows.
-  std::vector<int32_t> used_features_;
-  // Features some split tests with zero as missing, in increasing order
-  // (usually none): they get two more slots each.
-  std::vector<int32_t> zero_features_;
+  // How rows become the kernels' doubled rows (doubled_rows.h).
+  internal::DoubledRows rows_;
   std::vector<double> linear_weights_;     // empty or num_features_
   // The trees as the walking kernels read them, shared with those kernels.
   std::shared_ptr<const internal::FlatForest> forest_;
