@@ -135,8 +135,9 @@ DocRange ChainedWalksKernel::Accumulate(const KernelBatch& batch,
   if (todo.size() < kChainMinDocs) return todo;
   const FlatForest& forest = *forest_;
   const size_t remainder = todo.size() % kLanes;
-  const bool pad = remainder >= kChainPadMinDocs;
-  // todo.begin starts a group, so this ends one.
+  // todo.begin starts a group, so these end one.
+  const bool pad = remainder >= kChainPadMinDocs &&
+                   todo.end + (kLanes - remainder) <= batch.row_capacity;
   const size_t chained_end =
       pad ? todo.end + (kLanes - remainder) : todo.end - remainder;
   if (pad) PadWithLastDocument(batch, todo.end - 1, chained_end);

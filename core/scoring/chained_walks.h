@@ -26,7 +26,8 @@ class ChainedWalksKernel final : public ForestKernel {
   ScoringKernelId id() const override { return ScoringKernelId::kChainedWalks; }
   // From kChainMinDocs documents on (fewer are left to the next kernel):
   // takes whole groups of kLanes and a remainder of kChainPadMinDocs or
-  // more, padded to a group, leaving a remainder of 1 or 2. Its documents
+  // more, padded to a group (rows have room for it: row_capacity is a
+  // multiple of kLanes), leaving a remainder of 1 or 2. Its documents
   // walk every tree: a block cut by a tree prefix (num_trees) in lockstep.
   DocRange Accumulate(const KernelBatch& batch, DocRange todo) const override;
 

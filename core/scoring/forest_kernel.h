@@ -27,12 +27,14 @@ struct DocRange {
 // ForestScorer::kBlockDocs documents.
 struct KernelBatch {
   // Doubled rows of num_docs documents, interleaved in groups of kLanes
-  // (flat_forest.h), with room for documents up to num_docs rounded up to a
-  // multiple of 64: a kernel scoring whole groups may pad the group after
-  // the last one with copies of a document (PadWithLastDocument).
+  // (doubled_rows.h), with room for row_capacity documents (a multiple of
+  // kLanes, at least num_docs): a kernel scoring whole groups may pad the
+  // group after the last one with copies of a document
+  // (PadWithLastDocument) when the padded group fits.
   uint32_t* rows;
   size_t num_slots;  // slots per document
   size_t num_docs;
+  size_t row_capacity;
   // Scores to add to: out[k * out_stride + i] for output k of document i.
   double* out;
   size_t out_stride;
@@ -68,8 +70,8 @@ class ForestKernel {
 
 // Fills the doubled rows of documents [last + 1, padded_end) with copies of
 // document `last`'s: padding lanes of a group then lengthen no threshold
-// scan nor walk, and their sums are dropped. padded_end must not pass
-// batch.num_docs rounded up to 64.
+// scan nor walk, and their sums are dropped. padded_end <=
+// batch.row_capacity.
 void PadWithLastDocument(const KernelBatch& batch, size_t last,
                          size_t padded_end);
 

@@ -21,8 +21,6 @@
 namespace plrank {
 namespace {
 
-static_assert(ForestScorer::kBlockDocs % 64 == 0);
-
 // Stack buffer for raw multi-output scores inside Score (no allocation).
 constexpr size_t kStackRawScores = 1024;
 
@@ -137,8 +135,9 @@ int32_t ForestScorer::ClampTrees(int32_t num_trees) const {
 void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
                                    double* out, size_t out_stride,
                                    int32_t num_trees) const {
-  const internal::KernelBatch batch = {doubled, num_slots(), num_docs,
-                                       out,     out_stride,  num_trees};
+  const internal::KernelBatch batch = {
+      doubled, num_slots(), num_docs,  row_capacity(num_docs),
+      out,     out_stride,  num_trees};
   internal::DocRange todo = {0, num_docs};
   for (const auto& kernel : kernels_) {
     todo = kernel->Accumulate(batch, todo);

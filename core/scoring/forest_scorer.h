@@ -142,19 +142,21 @@ class ForestScorer {
   ForestScorer() = default;
 
   size_t num_slots() const { return rows_.num_slots(); }
-  // Entries of doubled rows for a block of `docs` documents (at most
-  // kBlockDocs), rounded up to a multiple of 64 documents, the largest
-  // padding any kernel writes (forest_kernel.h): a request of a few
-  // documents does not grow a thread's scratch to a whole block. Never 0: a model whose trees are all
+  // Documents the doubled rows of a block of `docs` documents (at most
+  // kBlockDocs) have room for: rounded up to a multiple of 64, the largest
+  // group any kernel pads to (forest_kernel.h), so a request of a few
+  // documents does not grow a thread's scratch to a whole block.
+  static size_t row_capacity(size_t docs) {
+    constexpr size_t kPadDocs = 64;
+    static_assert(kBlockDocs % kPadDocs == 0);
+    return (std::min(std::max<size_t>(docs, 1), kBlockDocs) + kPadDocs - 1) /
+           kPadDocs * kPadDocs;
+  }
+  // Entries of those doubled rows. Never 0: a model whose trees are all
   // single leaves has no slots, and its walks still address (and a leaf
   // step reads) a group's first slot.
   size_t block_row_entries(size_t docs = kBlockDocs) const {
-    constexpr size_t kPadDocs = 64;
-    static_assert(kBlockDocs % kPadDocs == 0);
-    const size_t padded =
-        (std::min(std::max<size_t>(docs, 1), kBlockDocs) + kPadDocs - 1) /
-        kPadDocs * kPadDocs;
-    return padded * std::max<size_t>(num_slots(), 1);
+    return row_capacity(docs) * std::max<size_t>(num_slots(), 1);
   }
   // Adds trees [0, num_trees) to out[k * out_stride + i], i < num_docs, for
   // doubled rows (block_row_entries(num_docs) entries: lanes past num_docs

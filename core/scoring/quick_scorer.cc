@@ -149,7 +149,8 @@ internal::DocRange QuickScorerForest::Accumulate(
   size_t first = todo.begin;
   if (avx512_) {
     size_t wide_end = first + todo.size() / kWide * kWide;
-    if (num_outputs_ == 1 && todo.end - wide_end >= kPadDocs) {
+    if (num_outputs_ == 1 && todo.end - wide_end >= kPadDocs &&
+        wide_end + kWide <= batch.row_capacity) {
       internal::PadWithLastDocument(batch, todo.end - 1, wide_end + kWide);
       wide_end += kWide;
     }

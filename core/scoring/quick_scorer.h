@@ -58,8 +58,8 @@ class QuickScorerForest final : public internal::ForestKernel {
     return avx512_ ? ScoringKernelId::kQuickAvx512 : ScoringKernelId::kQuickAvx2;
   }
   // Takes whole groups from the front of `todo`: with AVX-512, groups of 16
-  // (with one output, a remainder of kPadDocs or more padded to 16), then
-  // groups of 8; leaves a remainder of fewer than 8.
+  // (with one output, a remainder of kPadDocs or more padded to 16 when the
+  // rows have room), then groups of 8; leaves a remainder of fewer than 8.
   internal::DocRange Accumulate(const internal::KernelBatch& batch,
                                 internal::DocRange todo) const override;
 

@@ -123,9 +123,8 @@ void RapidScorerForest::AddBlock(int32_t tree_begin, int32_t tree_end,
 internal::DocRange RapidScorerForest::Accumulate(
     const internal::KernelBatch& batch, internal::DocRange todo) const {
   size_t groups_end = todo.begin + todo.size() / kDocs * kDocs;
-  // The batch's rows have room for a padded group only from a multiple of
-  // 64 (KernelBatch).
-  if (todo.end - groups_end >= pad_min_docs_ && todo.begin % kDocs == 0) {
+  if (todo.end - groups_end >= pad_min_docs_ &&
+      groups_end + kDocs <= batch.row_capacity) {
     internal::PadWithLastDocument(batch, todo.end - 1, groups_end + kDocs);
     groups_end += kDocs;
   }

@@ -70,9 +70,9 @@ class RapidScorerForest final : public internal::ForestKernel {
       size_t pad_min_docs = kPadDocs);
 
   ScoringKernelId id() const override { return ScoringKernelId::kRapidAvx512; }
-  // Takes whole groups of 64 from the front of `todo` (which starts at a
-  // multiple of 64: it comes first in every plan) and a remainder of
-  // pad_min_docs or more, padded to 64.
+  // Takes whole groups of 64 from the front of `todo` and a remainder of
+  // pad_min_docs or more, padded to 64 when the rows have room (they do
+  // from document 0: it comes first in every plan).
   internal::DocRange Accumulate(const internal::KernelBatch& batch,
                                 internal::DocRange todo) const override;
 
