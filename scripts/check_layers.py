@@ -17,6 +17,9 @@ as the C++ client includes none; `plrank-plot` talks to models only through
 `plrank-eval`. The extension's C++ (python/src/) includes core, common and
 the trainer's option parsing, never the server or the clients.
 
+Only core/cpu/ may call the compiler's CPU detection
+(__builtin_cpu_supports): every other layer asks CpuFeatures::Detected().
+
 Prints each violation as FILE:LINE: message and exits 1 when there is one;
 exits 0 and prints a one-line summary otherwise. ctest runs it (test
 `architecture_layers`) and also runs it on scratch trees with one forbidden
@@ -113,6 +116,12 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 MPI_ONLY = "trainer/distributed/"
 MPI_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]mpi(\.h|cxx\.h)?[>"]')
 
+# The CPU is asked once, in one place (CpuFeatures::Detected): no other
+# layer file calls the compiler's CPU detection, so what each kernel needs
+# is stated where it is chosen (tests may call it, to check the detection).
+CPU_ONLY = "core/cpu/"
+CPU_DETECTION = re.compile(r"__builtin_cpu_(supports|init|is)\b")
+
 
 def in_build_tree(relative: str) -> bool:
     """Build output inside the source tree (python/build/, ...)."""
@@ -196,6 +205,12 @@ def check_file(root: pathlib.Path, path: pathlib.Path):
             problems.append(
                 f"{relative}:{number}: only {MPI_ONLY.rstrip('/')} may "
                 "include MPI (the rest sees a Reducer; see "
+                "docs/ARCHITECTURE.md)")
+            continue
+        if CPU_DETECTION.search(line) and not relative.startswith(CPU_ONLY):
+            problems.append(
+                f"{relative}:{number}: only {CPU_ONLY.rstrip('/')} asks the "
+                "CPU for its features (use CpuFeatures::Detected(); see "
                 "docs/ARCHITECTURE.md)")
             continue
         match = INCLUDE.match(line)
