@@ -41,7 +41,8 @@ ChainedWalksKernel::ChainedWalksKernel(std::shared_ptr<const FlatForest> forest)
     const uint16_t parking = static_cast<uint16_t>(last - first);
     block_begin_.push_back(nodes_.size());
     int32_t min_rounds = 0;
-    for (int32_t t = f.tree_block_begin[b]; t < f.tree_block_begin[b + 1]; ++t) {
+    for (int32_t t = f.tree_block_begin[b]; t < f.tree_block_begin[b + 1];
+         ++t) {
       const size_t tree_first = first + f.tree_roots[t];
       const size_t tree_last = t + 1 < f.tree_block_begin[b + 1]
                                    ? first + f.tree_roots[t + 1]
@@ -129,7 +130,6 @@ void ChainedWalksKernel::ChainGroup(const uint32_t* group_rows, size_t block,
   std::copy_n(total, kLanes, sum);
 }
 
-
 DocRange ChainedWalksKernel::Accumulate(const KernelBatch& batch,
                                         DocRange todo) const {
   if (todo.size() < kChainMinDocs) return todo;
@@ -157,8 +157,8 @@ DocRange ChainedWalksKernel::Accumulate(const KernelBatch& batch,
       if (whole) {
         ChainGroup(batch.doc_rows(first), b, sum);
       } else {
-        WalkLockstep(forest, kLanes, batch.doc_rows(first), b, begin, end,
-                     sum, target, batch.out_stride);
+        WalkLockstep(forest, kLanes, batch.doc_rows(first), b, begin, end, sum,
+                     target, batch.out_stride);
       }
       std::copy_n(sum, docs, target);
     }

@@ -88,8 +88,8 @@ std::vector<std::vector<uint32_t>> DoubledRows::SplitSlots(
   return split_slots;
 }
 
-void DoubledRows::Prepare(const float* rows, size_t num_docs,
-                          size_t row_stride, uint32_t* doubled) const {
+void DoubledRows::Prepare(const float* rows, size_t num_docs, size_t row_stride,
+                          uint32_t* doubled) const {
   const uint32_t low_missing =
       OrderKey(-std::numeric_limits<float>::infinity());
   const uint32_t high_missing =
@@ -107,13 +107,11 @@ void DoubledRows::Prepare(const float* rows, size_t num_docs,
     uint32_t* group = doubled + first * slots;
     const float* group_rows = rows + first * row_stride;
     if (avx2 && docs == kLanes) {
-      KeyGroupAvx2(group_rows, row_stride, used_features_.data(),
-                             used, low_missing, high_missing, group,
-                             group + used * kLanes);
+      KeyGroupAvx2(group_rows, row_stride, used_features_.data(), used,
+                   low_missing, high_missing, group, group + used * kLanes);
     } else {
-      KeyGroupScalar(group_rows, row_stride, docs,
-                               used_features_.data(), used, low_missing,
-                               high_missing, group, group + used * kLanes);
+      KeyGroupScalar(group_rows, row_stride, docs, used_features_.data(), used,
+                     low_missing, high_missing, group, group + used * kLanes);
     }
   }
   for (size_t i = 0; i < num_docs; ++i) {

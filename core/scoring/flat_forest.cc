@@ -119,8 +119,8 @@ std::vector<LaidOutNode> LayOutTree(const Tree& tree) {
 }  // namespace
 
 absl::StatusOr<FlatForest> BuildFlatForest(
-    const Ensemble& model, const std::vector<std::vector<uint32_t>>& split_slots,
-    size_t num_slots) {
+    const Ensemble& model,
+    const std::vector<std::vector<uint32_t>>& split_slots, size_t num_slots) {
   FlatForest forest;
   forest.num_outputs = model.num_outputs;
   forest.num_slots = num_slots;
@@ -164,10 +164,11 @@ absl::StatusOr<FlatForest> BuildFlatForest(
       }
       const size_t block_nodes =
           forest.nodes.size() - (forest.block_node_begin.empty()
-                                      ? 0
-                                      : forest.block_node_begin.back());
+                                     ? 0
+                                     : forest.block_node_begin.back());
       if (forest.tree_block_begin.empty() ||
-          (block_nodes + iteration_nodes) * sizeof(FlatNode) > kTreeBlockBytes ||
+          (block_nodes + iteration_nodes) * sizeof(FlatNode) >
+              kTreeBlockBytes ||
           block_nodes + iteration_nodes > kMaxBlockNodes) {
         forest.tree_block_begin.push_back(static_cast<int32_t>(t));
         forest.block_node_begin.push_back(forest.nodes.size());

@@ -41,8 +41,8 @@ static_assert(sizeof(FlatNode) == 8);
 
 struct FlatForest {
   int32_t num_outputs = 1;
-  size_t num_slots = 0;  // doubled-row slots of a document
-  CacheAlignedVector<FlatNode> nodes;  // all trees, leaves included
+  size_t num_slots = 0;                    // doubled-row slots of a document
+  CacheAlignedVector<FlatNode> nodes;      // all trees, leaves included
   CacheAlignedVector<double> node_values;  // leaf value per node (0 inside)
   // Trees [tree_block_begin[b], tree_block_begin[b + 1]) form block b,
   // sized so a block's nodes stay in L2 while a block of documents walks
@@ -67,8 +67,8 @@ struct FlatForest {
 // node n of tree t tests, num_slots the slots of a row. ResourceExhausted
 // when an iteration's nodes overflow the 16-bit block-relative indices.
 absl::StatusOr<FlatForest> BuildFlatForest(
-    const Ensemble& model, const std::vector<std::vector<uint32_t>>& split_slots,
-    size_t num_slots);
+    const Ensemble& model,
+    const std::vector<std::vector<uint32_t>>& split_slots, size_t num_slots);
 
 }  // namespace plrank::internal
 

@@ -56,9 +56,9 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
   if (!forced_name.empty() && forced_name != kAutoScoringKernel) {
     forced = FindScoringKernel(forced_name);
     if (forced == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown scoring kernel '", forced_name, "' (known: ",
-                       kAutoScoringKernel, ", ", ScoringKernelNames(), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown scoring kernel '", forced_name,
+          "' (known: ", kAutoScoringKernel, ", ", ScoringKernelNames(), ")"));
     }
   }
   if (absl::Status status = ValidateEnsemble(model); !status.ok()) {
@@ -94,22 +94,22 @@ absl::StatusOr<ForestScorer> ForestScorer::Create(const Ensemble& model,
   scorer.shape_ = {model.num_outputs, static_cast<int32_t>(model.trees.size()),
                    max_leaves, scorer.num_slots()};
   const internal::KernelInputs inputs = {model, split_slots, scorer.forest_,
-                                         scorer.shape_, CpuFeatures::Detected()};
+                                         scorer.shape_,
+                                         CpuFeatures::Detected()};
   if (forced != nullptr) {
     absl::StatusOr<internal::KernelPlan> plan =
         internal::ForcedKernelPlan(inputs, *forced);
     if (!plan.ok()) return plan.status();
     scorer.kernels_ = *std::move(plan);
   } else {
-    scorer.kernels_ = internal::ChooseKernels(
-        inputs, options.dense == DenseScoring::kAllow);
+    scorer.kernels_ =
+        internal::ChooseKernels(inputs, options.dense == DenseScoring::kAllow);
   }
   for (const auto& kernel : scorer.kernels_) {
     scorer.plan_.push_back(kernel->id());
   }
   scorer.quick_behind_dense_ =
-      forced == nullptr &&
-      scorer.plans(ScoringKernelId::kDenseAvx512Vbmi) &&
+      forced == nullptr && scorer.plans(ScoringKernelId::kDenseAvx512Vbmi) &&
       GetScoringKernel(ScoringKernelId::kQuickAvx2)
           .incompatibility(scorer.shape_, inputs.cpu)
           .empty();
@@ -136,7 +136,7 @@ void ForestScorer::AccumulateTrees(uint32_t* doubled, size_t num_docs,
                                    double* out, size_t out_stride,
                                    int32_t num_trees) const {
   const internal::KernelBatch batch = {
-      doubled, num_slots(), num_docs,  row_capacity(num_docs),
+      doubled, num_slots(), num_docs, row_capacity(num_docs),
       out,     out_stride,  num_trees};
   internal::DocRange todo = {0, num_docs};
   for (const auto& kernel : kernels_) {

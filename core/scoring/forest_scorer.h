@@ -186,10 +186,10 @@ class ForestScorer {
   int32_t row_width_ = 0;  // see row_width()
   int32_t num_outputs_ = 1;
   ScoreTransform transform_ = ScoreTransform::kIdentity;
-  std::vector<double> base_score_;        // num_outputs_ entries
+  std::vector<double> base_score_;  // num_outputs_ entries
   // How rows become the kernels' doubled rows (doubled_rows.h).
   internal::DoubledRows rows_;
-  std::vector<double> linear_weights_;     // empty or num_features_
+  std::vector<double> linear_weights_;  // empty or num_features_
   // The trees as the walking kernels read them, shared with those kernels.
   std::shared_ptr<const internal::FlatForest> forest_;
   // The plan: the kernels scoring documents by decreasing preference, the

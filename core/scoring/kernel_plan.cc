@@ -27,7 +27,9 @@ std::shared_ptr<const ForestKernel> Shared(std::optional<Kernel> built) {
 
 KernelPlan ChooseKernels(const KernelInputs& inputs, bool allow_dense) {
   const auto compatible = [&](ScoringKernelId id) {
-    return GetScoringKernel(id).incompatibility(inputs.shape, inputs.cpu).empty();
+    return GetScoringKernel(id)
+        .incompatibility(inputs.shape, inputs.cpu)
+        .empty();
   };
   KernelPlan plan;
   // DenseScorer, when it builds, takes every document RapidScorer leaves,
@@ -82,16 +84,18 @@ absl::StatusOr<KernelPlan> ForcedKernelPlan(const KernelInputs& inputs,
   std::shared_ptr<const ForestKernel> built;
   switch (kernel.id) {
     case ScoringKernelId::kRapidAvx512:
-      built = Shared(RapidScorerForest::Build(inputs.model, inputs.split_slots));
+      built =
+          Shared(RapidScorerForest::Build(inputs.model, inputs.split_slots));
       break;
     case ScoringKernelId::kDenseAvx512Vbmi:
-      built = Shared(DenseScorerForest::Build(inputs.model, inputs.split_slots));
+      built =
+          Shared(DenseScorerForest::Build(inputs.model, inputs.split_slots));
       break;
     case ScoringKernelId::kQuickAvx512:
     case ScoringKernelId::kQuickAvx2:
-      built = Shared(QuickScorerForest::Build(
-          inputs.model, inputs.split_slots,
-          kernel.id == ScoringKernelId::kQuickAvx512));
+      built = Shared(
+          QuickScorerForest::Build(inputs.model, inputs.split_slots,
+                                   kernel.id == ScoringKernelId::kQuickAvx512));
       break;
     case ScoringKernelId::kChainedWalks:
       built = std::make_shared<const ChainedWalksKernel>(inputs.forest);

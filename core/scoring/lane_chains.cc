@@ -36,8 +36,10 @@ std::unique_ptr<LaneChainsKernel> LaneChainsKernel::Build(
   std::vector<uint32_t> roots(num_trees);
   std::vector<size_t> tree_base(num_trees);  // its block's first node
   for (size_t b = 0; b < blocks; ++b) {
-    for (int32_t t = forest.tree_block_begin[b]; t < forest.tree_block_begin[b + 1]; ++t) {
-      roots[t] = static_cast<uint32_t>(forest.block_node_begin[b] + forest.tree_roots[t]);
+    for (int32_t t = forest.tree_block_begin[b];
+         t < forest.tree_block_begin[b + 1]; ++t) {
+      roots[t] = static_cast<uint32_t>(forest.block_node_begin[b] +
+                                       forest.tree_roots[t]);
       tree_base[t] = forest.block_node_begin[b];
     }
   }
@@ -48,10 +50,12 @@ std::unique_ptr<LaneChainsKernel> LaneChainsKernel::Build(
   std::vector<int32_t> lane_rounds(kChainLanes, 0);
   for (size_t b = 0; b < blocks; ++b) {
     const size_t base = forest.block_node_begin[b];
-    for (int32_t t = forest.tree_block_begin[b]; t < forest.tree_block_begin[b + 1]; ++t) {
+    for (int32_t t = forest.tree_block_begin[b];
+         t < forest.tree_block_begin[b + 1]; ++t) {
       const size_t first = roots[t];
-      const size_t last =
-          static_cast<size_t>(t) + 1 < num_trees ? roots[t + 1] : forest.nodes.size();
+      const size_t last = static_cast<size_t>(t) + 1 < num_trees
+                              ? roots[t + 1]
+                              : forest.nodes.size();
       // A leaf records itself as tree t's exit and moves to the root of the
       // lane's next tree, t + kChainLanes; when that root splits, the leaf
       // takes its fields and so makes that tree's first move too (as the
@@ -77,8 +81,8 @@ std::unique_ptr<LaneChainsKernel> LaneChainsKernel::Build(
           kernel->values_[n] = forest.node_values[n];
         } else {
           kernel->nodes_[n] = {node.threshold,
-                            static_cast<uint32_t>(base + node.child),
-                            static_cast<uint32_t>(node.slot) * 8, no_record};
+                               static_cast<uint32_t>(base + node.child),
+                               static_cast<uint32_t>(node.slot) * 8, no_record};
         }
       }
       lane_rounds[t % kChainLanes] += forest.tree_shallowest_leaf[t] + !merged;
@@ -87,7 +91,8 @@ std::unique_ptr<LaneChainsKernel> LaneChainsKernel::Build(
   kernel->nodes_[parking] = {kLeafThreshold, parking, 0, no_record};
   kernel->parking_ = parking;
   // No lane parks before its trees' shallowest leaves are reached.
-  kernel->min_rounds_ = *std::max_element(lane_rounds.begin(), lane_rounds.end());
+  kernel->min_rounds_ =
+      *std::max_element(lane_rounds.begin(), lane_rounds.end());
   kernel->first_roots_.assign(kChainLanes, parking);
   for (size_t l = 0; l < std::min<size_t>(kChainLanes, num_trees); ++l) {
     kernel->first_roots_[l] = roots[l];
@@ -130,7 +135,6 @@ void LaneChainsKernel::ScoreDocument(const uint32_t* doc_row, double* sum,
   for (size_t t = 0; t < num_trees; ++t) total += values[record[t]];
   *sum = total;
 }
-
 
 DocRange LaneChainsKernel::Accumulate(const KernelBatch& batch,
                                       DocRange todo) const {

@@ -110,7 +110,6 @@ void WalkGroup(const FlatForest& forest, const uint32_t* group_rows,
   }
 }
 
-
 }  // namespace
 
 void WalkLockstep(const FlatForest& forest, size_t docs,
@@ -142,7 +141,8 @@ DocRange LockstepWalksKernel::Accumulate(const KernelBatch& batch,
   for (size_t b = 0; b < forest.num_blocks(); ++b) {
     const int32_t begin = forest.tree_block_begin[b];
     if (begin >= batch.num_trees) break;
-    const int32_t end = std::min(forest.tree_block_begin[b + 1], batch.num_trees);
+    const int32_t end =
+        std::min(forest.tree_block_begin[b + 1], batch.num_trees);
     for (size_t first = todo.begin; first < todo.end;) {
       const size_t left = todo.end - first;
       const size_t docs = left >= kLanes ? kLanes : std::bit_floor(left);

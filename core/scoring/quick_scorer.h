@@ -55,7 +55,8 @@ class QuickScorerForest final : public internal::ForestKernel {
                        size_t out_stride) const;
 
   ScoringKernelId id() const override {
-    return avx512_ ? ScoringKernelId::kQuickAvx512 : ScoringKernelId::kQuickAvx2;
+    return avx512_ ? ScoringKernelId::kQuickAvx512
+                   : ScoringKernelId::kQuickAvx2;
   }
   // Takes whole groups from the front of `todo`: with AVX-512, groups of 16
   // (with one output, a remainder of kPadDocs or more padded to 16 when the

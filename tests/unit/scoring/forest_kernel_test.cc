@@ -6,6 +6,8 @@
 // every other document's score alone. A kernel this CPU cannot run, or that
 // does not take a shape, is skipped with its reason.
 
+#include "core/scoring/forest_kernel.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,7 +21,6 @@
 #include "core/model/ensemble.h"
 #include "core/scoring/doubled_rows.h"
 #include "core/scoring/flat_forest.h"
-#include "core/scoring/forest_kernel.h"
 #include "core/scoring/kernel_plan.h"
 #include "core/scoring/scoring_kernel.h"
 #include "gtest/gtest.h"
@@ -67,8 +68,8 @@ Built Build(const Shape& s) {
   EXPECT_TRUE(rows.ok()) << rows.status();
   built.rows = *rows;
   built.split_slots = built.rows.SplitSlots(built.model);
-  absl::StatusOr<FlatForest> forest = BuildFlatForest(
-      built.model, built.split_slots, built.rows.num_slots());
+  absl::StatusOr<FlatForest> forest =
+      BuildFlatForest(built.model, built.split_slots, built.rows.num_slots());
   EXPECT_TRUE(forest.ok()) << forest.status();
   built.forest = std::make_shared<const FlatForest>(*std::move(forest));
   built.shape = {s.outputs, static_cast<int32_t>(built.model.trees.size()),
@@ -122,7 +123,8 @@ class ForestKernelTest : public ::testing::TestWithParam<KernelCase> {};
 TEST_P(ForestKernelTest, TakesWhatItSaysAndAddsTheReferenceSums) {
   const ScoringKernel& descriptor = *GetParam().kernel;
   const Built built = Build(*GetParam().shape);
-  absl::StatusOr<KernelPlan> plan = ForcedKernelPlan(built.inputs(), descriptor);
+  absl::StatusOr<KernelPlan> plan =
+      ForcedKernelPlan(built.inputs(), descriptor);
   if (!plan.ok()) GTEST_SKIP() << plan.status().message();
   const ForestKernel& kernel = *plan->front();
   ASSERT_EQ(kernel.id(), descriptor.id);
@@ -134,8 +136,8 @@ TEST_P(ForestKernelTest, TakesWhatItSaysAndAddsTheReferenceSums) {
   const std::vector<float> rows =
       testing::RowsNearZeroWithInfinities(rng, kMaxDocs, kFeatures);
   // Around every group (8, 16, 64) and padding threshold (3, 4, 36 left).
-  for (size_t num_docs : {1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 16, 17, 19, 20, 35,
-                          37, 56, 63, 64, 99, 100, 130, 200}) {
+  for (size_t num_docs : {1,  2,  3,  4,  5,  7,  8,  9,  10,  11,  16, 17,
+                          19, 20, 35, 37, 56, 63, 64, 99, 100, 130, 200}) {
     for (size_t begin : {0, 8, 56, 64}) {
       if (begin >= num_docs) continue;
       for (int32_t num_trees : {all, 7 * outputs}) {
@@ -170,16 +172,17 @@ TEST_P(ForestKernelTest, TakesWhatItSaysAndAddsTheReferenceSums) {
             << where;
         for (int32_t k = 0; k < outputs; ++k) {
           for (size_t i = 0; i < num_docs; ++i) {
-            const bool taken = i >= todo.begin && !(i >= left.begin && i < left.end);
+            const bool taken =
+                i >= todo.begin && !(i >= left.begin && i < left.end);
             const double expected =
                 taken ? testing::ReferenceRaw(model, &rows[i * kFeatures], k,
                                               static_cast<size_t>(num_trees))
                       : model.base_score[k];
             const double got = out[k * num_docs + i];
             ASSERT_EQ(std::memcmp(&expected, &got, sizeof(double)), 0)
-                << where << ": document " << i << (taken ? " (taken)" : " (left)")
-                << " output " << k << ": expected " << expected << " got "
-                << got;
+                << where << ": document " << i
+                << (taken ? " (taken)" : " (left)") << " output " << k
+                << ": expected " << expected << " got " << got;
           }
         }
       }
@@ -187,12 +190,12 @@ TEST_P(ForestKernelTest, TakesWhatItSaysAndAddsTheReferenceSums) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryKernelEveryShape, ForestKernelTest, ::testing::ValuesIn(AllCases()),
-    [](const ::testing::TestParamInfo<KernelCase>& info) {
-      return std::string(info.param.kernel->name) + "_" +
-             info.param.shape->name;
-    });
+INSTANTIATE_TEST_SUITE_P(EveryKernelEveryShape, ForestKernelTest,
+                         ::testing::ValuesIn(AllCases()),
+                         [](const ::testing::TestParamInfo<KernelCase>& info) {
+                           return std::string(info.param.kernel->name) + "_" +
+                                  info.param.shape->name;
+                         });
 
 // The chooser's plan as kernel objects: by decreasing preference, each
 // compatible, and the last takes every document.
@@ -219,8 +222,9 @@ TEST(KernelPlanTest, ChooserPlanEndsWithAKernelTakingEverything) {
       std::vector<uint32_t> doubled(
           64 * std::max<size_t>(built.rows.num_slots(), 1));
       std::vector<double> out(13 * shape.outputs, 0.0);
-      const KernelBatch batch = {doubled.data(), built.rows.num_slots(), 13,
-                                 64, out.data(), 13, built.shape.num_trees};
+      const KernelBatch batch = {
+          doubled.data(),       built.rows.num_slots(), 13, 64, out.data(), 13,
+          built.shape.num_trees};
       EXPECT_TRUE(plan.back()->Accumulate(batch, {8, 11}).empty())
           << shape.name;
     }
@@ -245,8 +249,9 @@ TEST(KernelPlanTest, LaneChainsTakeASingleRemainingDocument) {
   std::vector<double> out(17, 0.0);
   const int32_t all = built.shape.num_trees;
   const auto run = [&](size_t begin, size_t end, int32_t trees) {
-    const KernelBatch batch = {doubled.data(), built.rows.num_slots(), end,
-                               64, out.data(), end, trees};
+    const KernelBatch batch = {
+        doubled.data(), built.rows.num_slots(), end, 64, out.data(), end,
+        trees};
     const DocRange left = lanes->Accumulate(batch, {begin, end});
     return std::to_string(left.begin) + "-" + std::to_string(left.end);
   };
