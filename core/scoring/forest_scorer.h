@@ -32,14 +32,16 @@ class ForestKernel;
 //
 // The kernels are those of scoring_kernel.h (name, compatibility with the
 // model and CPU, preference). By default Create builds the chooser's plan
-// (kernel_plan.h): on a CPU with AVX-512, groups of 64 documents go through
-// RapidScorer (one output, trees of at most 64 leaves) and, for trees of at
-// most 32 leaves, the rest through DenseScorer two at a time (VBMI) or
-// QuickScorer in groups of 16 or 8 (AVX2); larger trees chain their walks in
-// groups of 8; a single remaining document walks in lane chains, the rest in
-// lockstep (kernel_plan()). Options::kernel forces one kernel by name, which
-// then scores every document it takes, the rest walking in lockstep (tests
-// and benchmarks compare them; a server can pin one with --scoring_kernel).
+// (kernel_plan.h, docs/scoring_kernels.md): RapidScorer takes groups of 64
+// documents (AVX-512 BW and BITALG; one output, trees of at most 64 leaves);
+// for trees of at most 32 leaves DenseScorer then takes every other
+// document, two at a time (AVX-512 VBMI; one output), or else QuickScorer
+// groups of 16 (AVX-512) or 8 (AVX2); without QuickScorer, single-output
+// forests chain their walks in groups of 8; a single document left walks in
+// lane chains, the rest in lockstep (kernel_plan()). Options::kernel forces
+// one kernel by name, which then scores every document it takes, the rest
+// walking in lockstep (tests and benchmarks compare them; a server can pin
+// one with --scoring_kernel).
 class ForestScorer {
  public:
   // Whether small batches may go through DenseScorerForest (kOff keeps the

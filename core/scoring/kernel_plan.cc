@@ -49,9 +49,10 @@ KernelPlan ChooseKernels(const KernelInputs& inputs, bool allow_dense) {
     plan.push_back(std::move(dense));
     return plan;
   }
-  // One QuickScorer, AVX-512 preferred. It leaves fewer than 8 documents,
-  // which cost less walked in lockstep (or in lane chains) than padded to a
-  // chained group.
+  // One QuickScorer, AVX-512 preferred. The chained walks only without it:
+  // after its groups fewer than 8 documents are left, which walk in lane
+  // chains or in lockstep (the plan's rule since QuickScorer came; chaining
+  // a padded remainder after it was not measured).
   std::shared_ptr<const ForestKernel> quick;
   if (compatible(ScoringKernelId::kQuickAvx512)) {
     quick = Shared(QuickScorerForest::Build(inputs.model, inputs.split_slots,
