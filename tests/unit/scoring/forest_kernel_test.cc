@@ -143,8 +143,11 @@ TEST_P(ForestKernelTest, TakesWhatItSaysAndAddsTheReferenceSums) {
       for (int32_t num_trees : {all, 7 * outputs}) {
         // Capacity as ForestScorer gives it: a multiple of 64 documents.
         const size_t capacity = (num_docs + 63) / 64 * 64;
-        std::vector<uint32_t> doubled(
-            capacity * std::max<size_t>(built.rows.num_slots(), 1));
+        // One more group of rows past the capacity, which no kernel may
+        // write (padding stays within row_capacity).
+        const size_t slots = std::max<size_t>(built.rows.num_slots(), 1);
+        constexpr uint32_t kGuard = 0xDEADBEEF;
+        std::vector<uint32_t> doubled((capacity + kLanes) * slots, kGuard);
         built.rows.Prepare(rows.data(), num_docs, kFeatures, doubled.data());
         std::vector<double> out(num_docs * outputs);
         for (int32_t k = 0; k < outputs; ++k) {
@@ -162,6 +165,10 @@ TEST_P(ForestKernelTest, TakesWhatItSaysAndAddsTheReferenceSums) {
             std::string(descriptor.name) + " on " + GetParam().shape->name +
             ": documents [" + std::to_string(begin) + ", " +
             std::to_string(num_docs) + "), trees " + std::to_string(num_trees);
+        for (size_t e = capacity * slots; e < doubled.size(); ++e) {
+          ASSERT_EQ(doubled[e], kGuard)
+              << where << ": row entry " << e << " written";
+        }
         ASSERT_LE(todo.begin, left.begin) << where;
         ASSERT_LE(left.begin, left.end) << where;
         ASSERT_LE(left.end, todo.end) << where;
