@@ -17,6 +17,9 @@ as the C++ client includes none; `plrank-plot` talks to models only through
 `plrank-eval`. The extension's C++ (python/src/) includes core, common and
 the trainer's option parsing, never the server or the clients.
 
+Only core/cpu/ may call the compiler's CPU detection
+(__builtin_cpu_supports): every other layer asks CpuFeatures::Detected().
+
 Prints each violation as FILE:LINE: message and exits 1 when there is one;
 exits 0 and prints a one-line summary otherwise. ctest runs it (test
 `architecture_layers`) and also runs it on scratch trees with one forbidden
@@ -45,6 +48,9 @@ CHECKED_ROOTS = (
 # Layer directory -> include prefixes it may use (besides its own directory
 # and ALWAYS). The order of the table is the order of docs/ARCHITECTURE.md.
 RULES = {
+    # The CPU's instruction-set extensions, detected once: below every layer
+    # that picks a kernel by them (scoring, boosting).
+    "core/cpu/": (),
     "core/data/": (),
     "core/metrics/": ("core/data/",),
     "core/objectives/": ("core/data/", "core/metrics/"),
@@ -52,11 +58,11 @@ RULES = {
                     "google/protobuf/"),
     # Beside the ensemble: its scorers, its importers and its explainer,
     # none of which sees the artifact's protobuf types.
-    "core/scoring/": ("core/data/", "core/model/"),
+    "core/scoring/": ("core/cpu/", "core/data/", "core/model/"),
     "core/import/": ("core/data/", "core/model/"),
     "core/explain/": ("core/data/", "core/model/"),
-    "core/boosting/": ("core/data/", "core/metrics/", "core/objectives/",
-                       "core/model/"),
+    "core/boosting/": ("core/cpu/", "core/data/", "core/metrics/",
+                       "core/objectives/", "core/model/"),
     "core/linear/": ("core/data/", "core/metrics/"),
     # The Plackett-Luce ranking policy (sampling, propensities) and the
     # counterfactual estimators over logged rankings.
@@ -109,6 +115,12 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 # so core/ builds and runs without MPI.
 MPI_ONLY = "trainer/distributed/"
 MPI_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]mpi(\.h|cxx\.h)?[>"]')
+
+# The CPU is asked once, in one place (CpuFeatures::Detected): no other
+# layer file calls the compiler's CPU detection, so what each kernel needs
+# is stated where it is chosen (tests may call it, to check the detection).
+CPU_ONLY = "core/cpu/"
+CPU_DETECTION = re.compile(r"__builtin_cpu_(supports|init|is)\b")
 
 
 def in_build_tree(relative: str) -> bool:
@@ -193,6 +205,12 @@ def check_file(root: pathlib.Path, path: pathlib.Path):
             problems.append(
                 f"{relative}:{number}: only {MPI_ONLY.rstrip('/')} may "
                 "include MPI (the rest sees a Reducer; see "
+                "docs/ARCHITECTURE.md)")
+            continue
+        if CPU_DETECTION.search(line) and not relative.startswith(CPU_ONLY):
+            problems.append(
+                f"{relative}:{number}: only {CPU_ONLY.rstrip('/')} asks the "
+                "CPU for its features (use CpuFeatures::Detected(); see "
                 "docs/ARCHITECTURE.md)")
             continue
         match = INCLUDE.match(line)

@@ -6,6 +6,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cpu/cpu_features.h"
+
 namespace plrank {
 namespace {
 
@@ -71,7 +73,7 @@ const Kernels& PickKernels() {
   static const Kernels baseline_kernels = {baseline::ColumnBlock, baseline::Fold,
                                            baseline::Rows};
   static const Kernels avx2_kernels = {avx2::ColumnBlock, avx2::Fold, avx2::Rows};
-  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  static const bool has_avx2 = CpuFeatures::Detected().avx2;
   const bool use_avx2 =
       has_avx2 && !force_baseline_kernels.load(std::memory_order_relaxed);
   return use_avx2 ? avx2_kernels : baseline_kernels;
@@ -81,7 +83,7 @@ const Kernels& PickKernels() {
 
 bool UseBaselineHistogramKernels(bool baseline) {
   force_baseline_kernels.store(baseline, std::memory_order_relaxed);
-  return __builtin_cpu_supports("avx2");
+  return CpuFeatures::Detected().avx2;
 }
 
 size_t HistogramBuilder::max_group_size() const {

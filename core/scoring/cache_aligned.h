@@ -2,8 +2,8 @@
 #define PLRANK_CORE_SCORING_CACHE_ALIGNED_H_
 
 // std::vector whose storage starts at a cache-line boundary (internal to
-// core/model): ForestScorer lays a tree's nodes out by cache line, which only
-// holds if the array's first node starts a line.
+// core/scoring): the flat forest lays a tree's nodes out by cache line,
+// which only holds if the array's first node starts a line.
 
 #include <cstddef>
 #include <new>

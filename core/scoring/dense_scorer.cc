@@ -61,4 +61,16 @@ std::optional<DenseScorerForest> DenseScorerForest::Build(
   return forest;
 }
 
+internal::DocRange DenseScorerForest::Accumulate(
+    const internal::KernelBatch& batch, internal::DocRange todo) const {
+  for (size_t i = todo.begin; i < todo.end; i += kMaxDocs) {
+    const size_t docs = std::min(kMaxDocs, todo.end - i);
+    const uint32_t* keys[kMaxDocs];
+    for (size_t d = 0; d < docs; ++d) keys[d] = batch.doc_rows(i + d);
+    AccumulateDocuments(keys, docs, internal::kLanes, batch.num_trees,
+                        batch.out + i);
+  }
+  return {todo.end, todo.end};
+}
+
 }  // namespace plrank

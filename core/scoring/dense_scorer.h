@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/model/ensemble.h"
+#include "core/scoring/forest_kernel.h"
 #include "core/scoring/slot_bins.h"
 
 namespace plrank {
@@ -31,7 +32,9 @@ namespace plrank {
 // leaf masks (QuickScorer's rule: the exit leaf is the first leaf, left to
 // right, not cleared). Leaf values are then added in tree order, so sums
 // are bit-identical to walking the trees.
-class DenseScorerForest {
+//
+// As a ForestKernel it is dense_avx512_vbmi, and takes every document.
+class DenseScorerForest final : public internal::ForestKernel {
  public:
   static constexpr int32_t kMaxLeaves = 32;
   static constexpr size_t kGroupTrees = 64;
@@ -51,6 +54,13 @@ class DenseScorerForest {
   // 1000 31-leaf trees, batches of 10 scored at 2.0 us per document with 2
   // (3.3 with 1); 3 and 4 measured the same as 2.
   static constexpr size_t kMaxDocs = 2;
+
+  ScoringKernelId id() const override {
+    return ScoringKernelId::kDenseAvx512Vbmi;
+  }
+  // Takes every document of `todo`, kMaxDocs at a time.
+  internal::DocRange Accumulate(const internal::KernelBatch& batch,
+                                internal::DocRange todo) const override;
 
   // Adds trees [0, num_trees) in tree order to sum[d] for num_docs <=
   // kMaxDocs documents: document d's doubled-row slot s holds the key

@@ -28,6 +28,7 @@ std::optional<QuickScorerForest> QuickScorerForest::Build(
   if (model.num_outputs > kMaxBlockTrees) return std::nullopt;
   QuickScorerForest forest;
   forest.avx512_ = avx512;
+  forest.num_outputs_ = model.num_outputs;
   forest.leaf_values_.assign(model.trees.size() * kMaxLeaves, 0.0);
   std::vector<SplitNode> nodes;
   int32_t block_begin = 0;
@@ -139,6 +140,42 @@ __attribute__((target("avx2"))) void QuickScorerForest::AccumulateGroup(
       }
     }
   }
+}
+
+internal::DocRange QuickScorerForest::Accumulate(
+    const internal::KernelBatch& batch, internal::DocRange todo) const {
+  static_assert(kLanes == internal::kLanes);
+  constexpr size_t kWide = 2 * kLanes;
+  size_t first = todo.begin;
+  if (avx512_) {
+    size_t wide_end = first + todo.size() / kWide * kWide;
+    if (num_outputs_ == 1 && todo.end - wide_end >= kPadDocs &&
+        wide_end + kWide <= batch.row_capacity) {
+      internal::PadWithLastDocument(batch, todo.end - 1, wide_end + kWide);
+      wide_end += kWide;
+    }
+    for (; first < wide_end; first += kWide) {
+      const size_t docs = std::min(kWide, todo.end - first);
+      double sum[kWide] = {};
+      double* target = batch.out + first;
+      if (num_outputs_ == 1) std::copy_n(target, docs, sum);
+      AccumulateGroup16(batch.doc_rows(first), batch.group_slots(),
+                        batch.num_trees, num_outputs_, sum, target,
+                        batch.out_stride);
+      if (num_outputs_ == 1) std::copy_n(sum, docs, target);
+    }
+    if (first >= todo.end) return {todo.end, todo.end};
+  }
+  const size_t groups_end = first + (todo.end - first) / kLanes * kLanes;
+  for (; first < groups_end; first += kLanes) {
+    double sum[kLanes];
+    double* target = batch.out + first;
+    if (num_outputs_ == 1) std::copy_n(target, kLanes, sum);
+    AccumulateGroup(batch.doc_rows(first), batch.num_trees, num_outputs_, sum,
+                    target, batch.out_stride);
+    if (num_outputs_ == 1) std::copy_n(sum, kLanes, target);
+  }
+  return {first, todo.end};
 }
 
 }  // namespace plrank

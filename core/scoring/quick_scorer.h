@@ -8,6 +8,7 @@
 
 #include "absl/types/span.h"
 #include "core/model/ensemble.h"
+#include "core/scoring/forest_kernel.h"
 
 namespace plrank {
 
@@ -25,10 +26,14 @@ namespace plrank {
 // node tests the slot Build is given for it (one per feature and missing
 // rule: NaN, or NaN and zero, sent left or right). Leaf values are added per
 // document in tree order, so sums are bit-identical to walking the trees.
-class QuickScorerForest {
+//
+// As a ForestKernel it is quick_avx512 when built for AVX-512, else
+// quick_avx2.
+class QuickScorerForest final : public internal::ForestKernel {
  public:
   static constexpr int32_t kMaxLeaves = 32;
   static constexpr size_t kLanes = 8;
+  static_assert(kLanes == internal::kLanes);
 
   // Outputs (trees per iteration) at most.
   static constexpr int32_t kMaxOutputs = 512;
@@ -48,6 +53,16 @@ class QuickScorerForest {
   void AccumulateGroup(const uint32_t* group_rows, int32_t num_trees,
                        int32_t num_outputs, double* sum, double* out,
                        size_t out_stride) const;
+
+  ScoringKernelId id() const override {
+    return avx512_ ? ScoringKernelId::kQuickAvx512
+                   : ScoringKernelId::kQuickAvx2;
+  }
+  // Takes whole groups from the front of `todo`: with AVX-512, groups of 16
+  // (with one output, a remainder of kPadDocs or more padded to 16 when the
+  // rows have room), then groups of 8; leaves a remainder of fewer than 8.
+  internal::DocRange Accumulate(const internal::KernelBatch& batch,
+                                internal::DocRange todo) const override;
 
   // True when built for AVX-512 (F and CD), so AccumulateGroup16 may be
   // called.
@@ -97,9 +112,16 @@ class QuickScorerForest {
   void AddBlock(int32_t tree_begin, int32_t tree_end,
                 std::vector<SplitNode>* nodes);
 
+  // With AVX-512 and one output, a remainder of at least this many
+  // documents (after whole groups of 16) is padded to 16 lanes: one 16-lane
+  // scan costs less than walking 1000 small trees for that many documents
+  // one by one.
+  static constexpr size_t kPadDocs = 4;
+
   std::vector<Block> blocks_;
   // Leaf values of tree t in left-to-right order: leaf_values_[t * 32 + i].
   std::vector<double> leaf_values_;
+  int32_t num_outputs_ = 1;
   bool avx512_ = false;
 };
 

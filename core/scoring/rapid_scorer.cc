@@ -24,7 +24,8 @@ constexpr size_t kBlockMaskBytes = 256 * 1024;
 
 std::optional<RapidScorerForest> RapidScorerForest::Build(
     const Ensemble& model,
-    const std::vector<std::vector<uint32_t>>& split_slots) {
+    const std::vector<std::vector<uint32_t>>& split_slots,
+    size_t pad_min_docs) {
   int32_t max_leaves = 0;
   for (const Tree& tree : model.trees) {
     max_leaves = std::max(max_leaves, tree.num_leaves());
@@ -34,6 +35,7 @@ std::optional<RapidScorerForest> RapidScorerForest::Build(
     return std::nullopt;
   }
   RapidScorerForest forest;
+  forest.pad_min_docs_ = pad_min_docs;
   forest.tree_bytes_ = (max_leaves + 7) / 8;
   // Whole vectors of 16 values, zero-padded: the exit leaves' values are
   // picked with two-table permutes of 16 (rapid_scorer_avx512.cc).
@@ -116,6 +118,25 @@ void RapidScorerForest::AddBlock(int32_t tree_begin, int32_t tree_end,
   block.threshold_begin.push_back(static_cast<uint32_t>(entries->size()));
   blocks_.push_back(std::move(block));
   entries->clear();
+}
+
+internal::DocRange RapidScorerForest::Accumulate(
+    const internal::KernelBatch& batch, internal::DocRange todo) const {
+  size_t groups_end = todo.begin + todo.size() / kDocs * kDocs;
+  if (todo.end - groups_end >= pad_min_docs_ &&
+      groups_end + kDocs <= batch.row_capacity) {
+    internal::PadWithLastDocument(batch, todo.end - 1, groups_end + kDocs);
+    groups_end += kDocs;
+  }
+  for (size_t first = todo.begin; first < groups_end; first += kDocs) {
+    const size_t docs = std::min(kDocs, todo.end - first);
+    double sum[kDocs] = {};
+    std::copy_n(batch.out + first, docs, sum);
+    AccumulateGroup64(batch.doc_rows(first), batch.group_slots(),
+                      batch.num_trees, sum);
+    std::copy_n(sum, docs, batch.out + first);
+  }
+  return {std::min(groups_end, todo.end), todo.end};
 }
 
 }  // namespace plrank

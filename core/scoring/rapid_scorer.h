@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model/ensemble.h"
+#include "core/scoring/forest_kernel.h"
 
 namespace plrank {
 
@@ -34,21 +35,46 @@ namespace plrank {
 // 255-leaf trees (about 1.7 byte entries per node, bitvectors of 600 KB for
 // 300 trees) it measured 3.5 us per document against 2.4 for the chained
 // walks, against 1.6 vs 2.6 on 63-leaf trees: hence the limit.
-class RapidScorerForest {
+//
+// As a ForestKernel it is rapid_avx512.
+class RapidScorerForest final : public internal::ForestKernel {
  public:
   static constexpr int32_t kMaxLeaves = 64;
   static constexpr size_t kDocs = 64;
   // ForestScorer's interleaved groups of doubled rows hold this many
   // documents each.
   static constexpr size_t kLanes = 8;
+  static_assert(kLanes == internal::kLanes);
+
+  // A remainder of at least this many documents (after whole groups of 64)
+  // is padded to 64 lanes. Measured per document on rapid_scorer_avx512.cc's
+  // target (Zen 5): a 64-lane scan costs about what 36 documents cost in
+  // chained walks (63-leaf trees) or in three padded 16-document
+  // QuickScorer groups (31-leaf trees); fewer go through those.
+  static constexpr size_t kPadDocs = 36;
+  // The same when DenseScorerForest takes the rest instead: on 1000 31-leaf
+  // trees a document costs about 2.0 us there and a 64-lane scan about 93
+  // us, so padding pays from about 46 documents; measured on 100 documents
+  // (64 + 36), 1.64 us per document against 1.75 with the 36 padded.
+  static constexpr size_t kPadDocsBeforeDense = 48;
 
   // Built only for single-output models whose trees have at most kMaxLeaves
   // leaves; otherwise nullopt. The caller checked that the CPU runs
   // AVX-512 F, BW and BITALG (scoring_kernel.cc). split_slots[t][n] is the
-  // doubled-row slot internal node n of tree t tests.
+  // doubled-row slot internal node n of tree t tests. A remainder of
+  // pad_min_docs or more documents is padded to a group (kPadDocs, or
+  // kPadDocsBeforeDense when DenseScorerForest takes what is left).
   static std::optional<RapidScorerForest> Build(
       const Ensemble& model,
-      const std::vector<std::vector<uint32_t>>& split_slots);
+      const std::vector<std::vector<uint32_t>>& split_slots,
+      size_t pad_min_docs = kPadDocs);
+
+  ScoringKernelId id() const override { return ScoringKernelId::kRapidAvx512; }
+  // Takes whole groups of 64 from the front of `todo` and a remainder of
+  // pad_min_docs or more, padded to 64 when the rows have room (they do
+  // from document 0: it comes first in every plan).
+  internal::DocRange Accumulate(const internal::KernelBatch& batch,
+                                internal::DocRange todo) const override;
 
   // Adds trees [0, num_trees) to sum[d], d < 64, in tree order, for the 64
   // documents of the 8 interleaved groups at group_rows + g * group_stride
@@ -102,6 +128,7 @@ class RapidScorerForest {
   std::vector<double> leaf_values_;
   // Most thresholds of one slot in one block.
   size_t max_slot_thresholds_ = 0;
+  size_t pad_min_docs_ = kPadDocs;
 };
 
 }  // namespace plrank

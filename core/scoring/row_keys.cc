@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/scoring/cpu_features.h"
+#include "core/cpu/cpu_features.h"
 #include "core/scoring/order_key.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)

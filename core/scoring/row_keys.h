@@ -2,7 +2,7 @@
 #define PLRANK_CORE_SCORING_ROW_KEYS_H_
 
 // Order keys of a group of documents' features, written interleaved as
-// ForestScorer's doubled rows (internal to core/model).
+// doubled rows (doubled_rows.h; internal to core/scoring).
 
 #include <cstddef>
 #include <cstdint>

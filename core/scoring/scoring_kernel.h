@@ -8,7 +8,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "core/scoring/cpu_features.h"
+#include "core/cpu/cpu_features.h"
 
 namespace plrank {
 

@@ -2,13 +2,13 @@
 #define PLRANK_CORE_SCORING_TREE_WALK_STEP_H_
 
 // One step of ForestScorer's tree walks, shared by its lockstep and chained
-// walks (internal to core/model).
+// walks (internal to core/scoring).
 
 #include <cstdint>
 #include <cstring>
 #include <limits>
 
-#include "core/scoring/cpu_features.h"
+#include "core/cpu/cpu_features.h"
 
 namespace plrank::internal {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/model/ensemble.h"
-#include "core/scoring/cpu_features.h"
+#include "core/cpu/cpu_features.h"
 #include "core/scoring/forest_scorer.h"
 #include "core/scoring/scoring_kernel.h"
 #include "gtest/gtest.h"

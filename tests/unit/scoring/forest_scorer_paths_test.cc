@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/model/ensemble.h"
-#include "core/scoring/cpu_features.h"
+#include "core/cpu/cpu_features.h"
 #include "core/scoring/forest_scorer.h"
 #include "gtest/gtest.h"
 #include "tests/testing/random_model.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
-#include "core/scoring/cpu_features.h"
+#include "core/cpu/cpu_features.h"
 #include "core/model/ensemble.h"
 #include "core/model/model_io.h"
 #include "gtest/gtest.h"

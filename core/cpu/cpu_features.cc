@@ -1,4 +1,4 @@
-#include "core/scoring/cpu_features.h"
+#include "core/cpu/cpu_features.h"
 
 #include <string>
 #include <utility>
