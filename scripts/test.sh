@@ -25,11 +25,16 @@ timing=$(mktemp)
 export PLRANK_TIMING_FILE=$timing
 total_start=$SECONDS
 
-phase() {  # phase NAME COMMAND...: runs COMMAND, records its seconds
-  local name=$1 start=$SECONDS status=0
+phase() {  # phase NAME COMMAND...: runs COMMAND, records its wall and CPU seconds
+  local name=$1 start=$SECONDS status=0 times user sys
   shift
-  "$@" || status=$?
-  echo "$name|$((SECONDS - start))" >>"$timing"
+  times=$(mktemp)
+  # bash's `time` reports the command's and its children's CPU seconds to
+  # the group's stderr (the file); the command's own stderr stays stderr.
+  { TIMEFORMAT='%U %S'; time "$@" 2>&4 || status=$?; } 4>&2 2>"$times"
+  read -r user sys <"$times" || true
+  rm -f "$times"
+  echo "$name|$((SECONDS - start))|$(awk -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN {printf "%d", u + s + 0.5}')" >>"$timing"
   return $status
 }
 
@@ -42,10 +47,10 @@ report() {
     wait "$pid" 2>/dev/null || true
   done
   echo
-  echo "test.sh: where the time went"
-  local name seconds
-  while IFS='|' read -r name seconds; do
-    printf '  %6s s  %s\n' "$seconds" "$name"
+  echo "test.sh: where the time went (wall seconds; CPU seconds of the phase's processes where measured)"
+  local name seconds cpu
+  while IFS='|' read -r name seconds cpu; do
+    printf '  %6s s  %7s  %s\n' "$seconds" "${cpu:+$cpu cpu}" "$name"
   done <"$timing"
   printf '  %6s s  total\n' "$((SECONDS - total_start))"
   if [[ -f $build/ctest-output.txt ]]; then
