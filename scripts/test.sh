@@ -112,9 +112,9 @@ image_wait() {  # the image check's status, its log on failure
 smoke_builds_pid=""
 smoke_builds_log=$build/smoke-builds.log
 if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
-  (nice -n 10 env PLRANK_FUZZ_SMOKE=1 PLRANK_FUZZ_BUILD_ONLY=1 ./scripts/fuzz.sh 1 &&
-    nice -n 10 env PLRANK_SANITIZE_BUILD_ONLY=1 ./scripts/sanitize.sh tsan-unit) \
-    >"$smoke_builds_log" 2>&1 &
+  phase "smoke builds (fuzz targets, then TSan tests; nice 10, beside ctest)" \
+    nice -n 10 bash -c 'PLRANK_FUZZ_SMOKE=1 PLRANK_FUZZ_BUILD_ONLY=1 ./scripts/fuzz.sh 1 &&
+      PLRANK_SANITIZE_BUILD_ONLY=1 ./scripts/sanitize.sh tsan-unit' >"$smoke_builds_log" 2>&1 &
   smoke_builds_pid=$!
 fi
 ctest_run() {
