@@ -17,7 +17,14 @@ Two forms of the same click log:
   policy's position marginals mu(d, j) (Monte Carlo over 1000 rankings and
   the logged ones, exact 0/1 for the deterministic ranker). `--position_debias=ips` with
   `--position_propensities` = the true curve is then the policy-aware
-  estimator: a click counts 1 / sum_j mu(d, j) theta_j.
+  estimator: a click counts 1 / sum_j mu(d, j) theta_j;
+* all candidates with IPS relevance grades (plrank-logs join
+  --pooled_grades's D.pooled, computed here as the join tool does): the
+  same pooled lists, label round(G min(1, r)) for a clicked document (0
+  otherwise), r = (clicks + a prior) / (exposure + a), exposure = the sum
+  of theta at the positions the document was shown at ("observed") or
+  sessions * sum_j mu(d, j) theta_j ("expected"), prior = the log's clicks
+  per unit of that exposure; trained without --position_debias.
 """
 
 import json
@@ -170,6 +177,8 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
             flags = ["--objective=mart2"]
             cb.write_lines(path + ".weight", [f"{e:.6g}" for p in pooled
                                               for e in p[which]])
+        if obj == "reg":
+            flags = REG_FLAGS
         res[key] = score(key, path, flags)
 
     path = os.path.join(runner.scratch, tag + ".shown_grades.txt")
@@ -182,9 +191,15 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
     return res, coverage, len(session_pos), candidates
 
 
+REG_FLAGS = []  # --long_reg_flags: the trainer flags of the ":reg" systems
+
+
 def rhat_specs(args):
-    """--long_rhat: DEN:G:A,... (DEN seen = the sessions' examination of d,
-    mu = its expectation under the policy; G grades; A pseudo-exposure)."""
+    """--long_rhat: DEN:G:A[:OBJ],... (DEN seen = the sessions' examination
+    of d, mu = its expectation under the policy; G grades; A pseudo-exposure;
+    OBJ pl (default), floor (a clicked document gets at least grade 1),
+    mart2w (pointwise squared loss to r weighted by the exposure), reg
+    (PLRank with --long_reg_flags))."""
     specs = []
     for part in filter(None, args.long_rhat.split(",")):
         den, g, a, *obj = part.split(":")
@@ -201,7 +216,7 @@ def all_systems(args):
         (rhat_key(*spec), "all candidates, IPS relevance grades "
          f"({'observed' if spec[0] == 'seen' else 'expected'} exposure, "
          f"G = {spec[1]}, a = {spec[2]:g}"
-         f"{'' if spec[3] == 'pl' else ', ' + spec[3]})")
+         f"{'' if spec[3] == 'pl' else ', ' + (' '.join(REG_FLAGS) if spec[3] == 'reg' else spec[3])})")
         for spec in rhat_specs(args)
     ] + SYSTEMS[-1:]
 
@@ -221,6 +236,7 @@ def spread(values):
 def long_list_case(runner, args, report, flush):
     """Runs every (logging, sessions) setting on one generated set per seed
     and writes the tables into `report` (flush() after every setting)."""
+    REG_FLAGS[:] = args.long_reg_flags.split()
     seeds = [int(x) for x in args.long_seeds.split(",")]
     betas = [float(x) for x in args.long_betas.split(",")]
     session_counts = [int(x) for x in args.long_sessions.split(",")]
@@ -280,7 +296,10 @@ def write_tables(report, header, results, loggings, session_counts, args):
         f"--sets=long --long_seeds={args.long_seeds} "
         f"--long_betas={args.long_betas} --long_sessions={args.long_sessions} "
         f"--long_queries={args.long_queries} --trees={args.trees} "
-        f"--long_max_ips_weight={args.long_max_ips_weight}` "
+        f"--long_max_ips_weight={args.long_max_ips_weight} "
+        f"--long_rhat={args.long_rhat}"
+        + (f" --long_reg_flags='{args.long_reg_flags}'"
+           if args.long_reg_flags else "") + "` "
         f"(bench/clicks_long_lists.py).\n")
     report.append(__doc__.split("\n\n", 1)[1].strip() + "\n")
     report.append("Sets (plrank-datagen --regime=deep_graded, 60/20/20 split): " +
