@@ -165,7 +165,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         prior = log_clicks / (log_seen if den == "seen" else log_expected)
         path = os.path.join(runner.scratch, tag + f".{key}.txt")
         cb.write_letor(path, [
-            (p[0], [(grade(c, e, a, g, prior, int(obj == "floor")), d[1])
+            (p[0], [(grade(c, e, a, g, prior, int("floor" in obj)), d[1])
                     for d, c, e in zip(p[1], p[2], p[which])])
             for p in pooled])
         flags = []
@@ -177,7 +177,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
             flags = ["--objective=mart2"]
             cb.write_lines(path + ".weight", [f"{e:.6g}" for p in pooled
                                               for e in p[which]])
-        if obj == "reg":
+        if "reg" in obj:
             flags = REG_FLAGS
         res[key] = score(key, path, flags)
 
@@ -199,7 +199,8 @@ def rhat_specs(args):
     of d, mu = its expectation under the policy; G grades; A pseudo-exposure;
     OBJ pl (default), floor (a clicked document gets at least grade 1),
     mart2w (pointwise squared loss to r weighted by the exposure), reg
-    (PLRank with --long_reg_flags))."""
+    (PLRank with --long_reg_flags), floorreg (both; seen:1:0:floorreg is
+    the naive all-candidates labels with --long_reg_flags))."""
     specs = []
     for part in filter(None, args.long_rhat.split(",")):
         den, g, a, *obj = part.split(":")
@@ -216,7 +217,7 @@ def all_systems(args):
         (rhat_key(*spec), "all candidates, IPS relevance grades "
          f"({'observed' if spec[0] == 'seen' else 'expected'} exposure, "
          f"G = {spec[1]}, a = {spec[2]:g}"
-         f"{'' if spec[3] == 'pl' else ', ' + (' '.join(REG_FLAGS) if spec[3] == 'reg' else spec[3])})")
+         f"{'' if spec[3] == 'pl' else ', ' + (spec[3].replace('reg', ' ' + ' '.join(REG_FLAGS)).strip() if 'reg' in spec[3] else spec[3])})")
         for spec in rhat_specs(args)
     ] + SYSTEMS[-1:]
 
