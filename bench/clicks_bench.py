@@ -429,6 +429,17 @@ def main():
                     help="trees of the long lists' logging ranker (its scores "
                     "are the logits of its Plackett-Luce policy)")
     ap.add_argument("--long_max_ips_weight", type=float, default=100)
+    ap.add_argument("--long_systems", default="",
+                    help="comma-separated long-list systems to run (default: "
+                    "all; the session lists' naive training always runs)")
+    ap.add_argument("--long_rhat", default="seen:4:0,mu:4:2",
+                    help="IPS relevance-grade systems DEN:G:A,...: label = "
+                    "round(G min(1, (clicks + A prior) / (exposure + A))), "
+                    "DEN seen (the sessions' examination of the document) "
+                    "or mu (its expectation under the logging policy)")
+    ap.add_argument("--long_reg_flags", default="",
+                    help="trainer flags of the --long_rhat systems marked "
+                    ":reg, e.g. '--min_data_in_leaf=100 --leaves=15'")
     ap.add_argument("--max_ips_weight", type=float, default=20)
     args = ap.parse_args()
     rng = random.Random(args.seed)

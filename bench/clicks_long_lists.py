@@ -17,7 +17,14 @@ Two forms of the same click log:
   policy's position marginals mu(d, j) (Monte Carlo over 1000 rankings and
   the logged ones, exact 0/1 for the deterministic ranker). `--position_debias=ips` with
   `--position_propensities` = the true curve is then the policy-aware
-  estimator: a click counts 1 / sum_j mu(d, j) theta_j.
+  estimator: a click counts 1 / sum_j mu(d, j) theta_j;
+* all candidates with IPS relevance grades (plrank-logs join
+  --pooled_grades's D.pooled, computed here as the join tool does): the
+  same pooled lists, label round(G min(1, r)) for a clicked document (0
+  otherwise), r = (clicks + a prior) / (exposure + a), exposure = the sum
+  of theta at the positions the document was shown at ("observed") or
+  sessions * sum_j mu(d, j) theta_j ("expected"), prior = the log's clicks
+  per unit of that exposure; trained without --position_debias.
 """
 
 import json
@@ -56,7 +63,8 @@ def marginals_of(scores, k, logged, sampled, rng, draws):
 
 
 def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
-                sessions, eta, max_ips, rng, draws):
+                sessions, eta, max_ips, rng, draws, wanted=None,
+                rhat_specs=()):
     """NDCG@10 per test query of every system, and the coverage."""
     max_label = max(l for _, d in train_q for l, _ in d)
     k_shown = 10
@@ -64,6 +72,9 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
     curve = ",".join(f"{x:.6g}" for x in exam)
     session_log, session_pos, session_prop = [], [], []
     pooled = []
+    # The log's clicks per unit of (observed, expected) exposure over every
+    # query, as plrank-logs join --pooled_grades computes its prior.
+    log_clicks, log_seen, log_expected = 0, 0.0, 0.0
     at = 0
     for qid, docs in train_q:
         n = len(docs)
@@ -75,7 +86,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
                   for _ in range(sessions)]
         mu = marginals_of(s, k, orders, sampled, rng, draws)
         exposure = [sum(m * e for m, e in zip(row, exam)) for row in mu]
-        clicks, shown = [0] * n, [0] * n
+        clicks, shown, seen = [0] * n, [0] * n, [0.0] * n
         for session, order in enumerate(orders):
             rows, any_click = [], 0
             for r, i in enumerate(order):
@@ -83,16 +94,25 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
                     docs[i][0], max_label)
                 clicks[i] += click
                 shown[i] += 1
+                seen[i] += exam[r]
                 any_click += click
                 rows.append((int(click), docs[i][1]))
             if any_click:
                 session_log.append((f"{qid}_{session}", rows))
                 session_pos += list(range(1, k + 1))
                 session_prop += [max(exposure[i], 1e-6) for i in order]
+        log_clicks += sum(clicks)
+        log_seen += sum(seen)
+        log_expected += sessions * sum(exposure)
         if sum(clicks):
-            pooled.append((qid, docs, clicks, shown, mu))
+            pooled.append((qid, docs, clicks, shown, mu, seen,
+                           [sessions * x for x in exposure]))
+
+    wanted = wanted or [key for key, _ in SYSTEMS]
 
     def score(name, path, flags):
+        if name not in wanted and name != "session_naive":
+            return None
         return cb.per_query_ndcg(test_q, runner.train_score(
             path, flat_test, f"{tag}.{name}", flags)[0])
 
@@ -111,27 +131,100 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
 
     path = os.path.join(runner.scratch, tag + ".all.txt")
     cb.write_letor(path, [(qid, [(int(c > 0), d[1]) for d, c in zip(docs, cl)])
-                          for qid, docs, cl, _, _ in pooled])
+                          for qid, docs, cl, *_ in pooled])
     for side in (".weight", ".marginals"):
         if os.path.exists(path + side):
             os.remove(path + side)
     res["all_naive"] = score("all_naive", path, [])
     cb.write_lines(path + ".weight", [f"{c / sessions:.6g}"
-                                      for _, _, cl, _, _ in pooled for c in cl])
+                                      for _, _, cl, *_ in pooled for c in cl])
     res["all_rate"] = score("all_rate", path, [])
     cb.write_lines(path + ".marginals",
                    [" ".join(f"{m:.6g}" for m in row)
-                    for _, _, _, _, mu in pooled for row in mu])
+                    for _, _, _, _, mu, *_ in pooled for row in mu])
     res["all_ips"] = score("all_ips", path,
                            ips + [f"--position_propensities={curve}"])
 
+    # IPS relevance grades: r_hat(d) = clicks(d) / exposure(d) estimates the
+    # position-based model's click probability once examined; exposure is the
+    # examination the sessions gave d (sum of theta at its positions) or its
+    # expectation under the policy (sessions * sum_j mu(d, j) theta_j).
+    # Grade = round(G * min(r_hat, 1)), so noise clicks on an often-shown
+    # irrelevant document (r_hat ~ eps) fall back to 0.
+    def grade(c, e, a, grades, prior, floor=0):
+        if c == 0:
+            return 0
+        r = (c + a * prior) / (e + a) if e + a > 0 else 1.0
+        return max(floor, int(grades * min(r, 1.0) + 0.5))
+
+    for den, g, a, obj in rhat_specs:
+        key = rhat_key(den, g, a, obj)
+        if key not in wanted:
+            continue
+        which = 5 if den == "seen" else 6
+        prior = log_clicks / (log_seen if den == "seen" else log_expected)
+        path = os.path.join(runner.scratch, tag + f".{key}.txt")
+        cb.write_letor(path, [
+            (p[0], [(grade(c, e, a, g, prior, int("floor" in obj)), d[1])
+                    for d, c, e in zip(p[1], p[2], p[which])])
+            for p in pooled])
+        flags = []
+        if os.path.exists(path + ".weight"):
+            os.remove(path + ".weight")
+        if obj == "mart2w":
+            # Pointwise squared loss to r weighted by the exposure: its
+            # minimiser over a leaf is the ratio estimator sum c / sum E.
+            flags = ["--objective=mart2"]
+            cb.write_lines(path + ".weight", [f"{e:.6g}" for p in pooled
+                                              for e in p[which]])
+        if "reg" in obj:
+            flags = REG_FLAGS
+        res[key] = score(key, path, flags)
+
     path = os.path.join(runner.scratch, tag + ".shown_grades.txt")
     cb.write_letor(path, [(qid, [d for d, sh in zip(docs, shown) if sh])
-                          for qid, docs, _, shown, _ in pooled])
+                          for qid, docs, _, shown, *_ in pooled])
     res["shown_grades"] = score("shown_grades", path, [])
-    candidates = sum(len(docs) for _, docs, _, _, _ in pooled)
-    coverage = sum(1 for _, _, _, sh, _ in pooled for x in sh if x) / candidates
+    candidates = sum(len(docs) for _, docs, *_ in pooled)
+    coverage = sum(1 for _, _, _, sh, *_ in pooled for x in sh if x) / candidates
+    res = {key: v for key, v in res.items() if v is not None}
     return res, coverage, len(session_pos), candidates
+
+
+REG_FLAGS = []  # --long_reg_flags: the trainer flags of the ":reg" systems
+
+
+def rhat_specs(args):
+    """--long_rhat: DEN:G:A[:OBJ],... (DEN seen = the sessions' examination
+    of d, mu = its expectation under the policy; G grades; A pseudo-exposure;
+    OBJ pl (default), floor (a clicked document gets at least grade 1),
+    mart2w (pointwise squared loss to r weighted by the exposure), reg
+    (PLRank with --long_reg_flags), floorreg (both; seen:1:0:floorreg is
+    the naive all-candidates labels with --long_reg_flags))."""
+    specs = []
+    for part in filter(None, args.long_rhat.split(",")):
+        den, g, a, *obj = part.split(":")
+        specs.append((den, int(g), float(a), obj[0] if obj else "pl"))
+    return specs
+
+
+def rhat_key(den, g, a, obj="pl"):
+    return f"rhat_{den}_g{g}_a{a:g}" + ("" if obj == "pl" else f"_{obj}")
+
+
+def all_systems(args):
+    return SYSTEMS[:-1] + [
+        (rhat_key(*spec), "all candidates, IPS relevance grades "
+         f"({'observed' if spec[0] == 'seen' else 'expected'} exposure, "
+         f"G = {spec[1]}, a = {spec[2]:g}"
+         f"{'' if spec[3] == 'pl' else ', ' + (spec[3].replace('reg', ' ' + ' '.join(REG_FLAGS)).strip() if 'reg' in spec[3] else spec[3])})")
+        for spec in rhat_specs(args)
+    ] + SYSTEMS[-1:]
+
+
+def systems(args):
+    return (args.long_systems.split(",") if args.long_systems
+            else [key for key, _ in all_systems(args)])
 
 
 def spread(values):
@@ -144,6 +237,7 @@ def spread(values):
 def long_list_case(runner, args, report, flush):
     """Runs every (logging, sessions) setting on one generated set per seed
     and writes the tables into `report` (flush() after every setting)."""
+    REG_FLAGS[:] = args.long_reg_flags.split()
     seeds = [int(x) for x in args.long_seeds.split(",")]
     betas = [float(x) for x in args.long_betas.split(",")]
     session_counts = [int(x) for x in args.long_sessions.split(",")]
@@ -182,7 +276,8 @@ def long_list_case(runner, args, report, flush):
                 res, coverage, rows, candidates = one_setting(
                     runner, tag, train_q, test_q, flat_test, scores,
                     beta is not None, sessions, 1, args.long_max_ips_weight,
-                    rng, args.long_marginal_draws)
+                    rng, args.long_marginal_draws, systems(args),
+                    rhat_specs(args))
                 cell = results.setdefault((name, sessions), {})
                 cell[seed] = {"ceiling": ceiling, "coverage": coverage,
                               "rows": rows, "candidates": candidates, **res}
@@ -202,7 +297,10 @@ def write_tables(report, header, results, loggings, session_counts, args):
         f"--sets=long --long_seeds={args.long_seeds} "
         f"--long_betas={args.long_betas} --long_sessions={args.long_sessions} "
         f"--long_queries={args.long_queries} --trees={args.trees} "
-        f"--long_max_ips_weight={args.long_max_ips_weight}` "
+        f"--long_max_ips_weight={args.long_max_ips_weight} "
+        f"--long_rhat={args.long_rhat}"
+        + (f" --long_reg_flags='{args.long_reg_flags}'"
+           if args.long_reg_flags else "") + "` "
         f"(bench/clicks_long_lists.py).\n")
     report.append(__doc__.split("\n\n", 1)[1].strip() + "\n")
     report.append("Sets (plrank-datagen --regime=deep_graded, 60/20/20 split): " +
@@ -211,7 +309,9 @@ def write_tables(report, header, results, loggings, session_counts, args):
                   "deviation; p: paired t-test of the per-query NDCG@10 of all "
                   "seeds' test queries against the session lists' naive "
                   "training.\n")
-    names = [label for _, label in SYSTEMS]
+    chosen = [(key, label) for key, label in all_systems(args)
+              if key in systems(args) or key == "session_naive"]
+    names = [label for _, label in chosen]
     report.append("| logging | sessions | shown candidates | " +
                   " | ".join(names) + " |")
     report.append("|---|---|---|" + "---|" * len(names))
@@ -224,7 +324,7 @@ def write_tables(report, header, results, loggings, session_counts, args):
             coverage = cb.mean([cell[s]["coverage"] for s in seeds])
             row = [name, str(sessions), f"{100 * coverage:.0f} %"]
             base = [v for s in seeds for v in cell[s]["session_naive"]]
-            for key, _ in SYSTEMS:
+            for key, _ in chosen:
                 shares = [cb.mean(cell[s][key]) / cell[s]["ceiling"]
                           for s in seeds]
                 m, sd = spread(shares)

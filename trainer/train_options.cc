@@ -217,6 +217,7 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromValues(
   job.side_files.weight_file = values.weight_file;
   job.side_files.position_file = values.position_file;
   job.side_files.propensity_file = values.propensity_file;
+  job.side_files.marginals_file = values.marginals_file;
   absl::StatusOr<plrank::PositionDebias> debias =
       plrank::ParsePositionDebias(values.position_debias);
   if (!debias.ok()) return debias.status();

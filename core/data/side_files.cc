@@ -107,6 +107,19 @@ absl::Status Store(const SideValues& parsed, const std::string& name,
   return absl::OkStatus();
 }
 
+// Rows of input documents, zero-padded to `width`, in stored order.
+void StoreMarginals(const std::vector<std::vector<float>>& rows, size_t width,
+                    Dataset* data) {
+  data->marginal_positions = static_cast<int32_t>(width);
+  data->marginals.assign(rows.size() * width, 0.0f);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const size_t from =
+        data->input_line_order.empty() ? i : data->input_line_order[i];
+    std::copy(rows[from].begin(), rows[from].end(),
+              data->marginals.begin() + i * width);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<SideValues> ParseSideValues(std::string_view text,
@@ -176,14 +189,39 @@ absl::Status ParseMarginals(std::string_view text, const std::string& name,
         "%s:%d: %d marginals lines, but the data has %d (one per document)",
         name, last_line, rows.size(), data->num_documents()));
   }
-  data->marginal_positions = static_cast<int32_t>(width);
-  data->marginals.assign(rows.size() * width, 0.0f);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const size_t from =
-        data->input_line_order.empty() ? i : data->input_line_order[i];
-    std::copy(rows[from].begin(), rows[from].end(),
-              data->marginals.begin() + i * width);
+  StoreMarginals(rows, width, data);
+  return absl::OkStatus();
+}
+
+absl::Status AttachMarginals(const std::vector<std::vector<double>>& rows,
+                             const std::string& name, Dataset* data) {
+  if (rows.size() != data->num_documents()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %d rows, but the data has %d documents (one per document)", name,
+        rows.size(), data->num_documents()));
   }
+  std::vector<std::vector<float>> stored(rows.size());
+  size_t width = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    double sum = 0.0;
+    for (size_t j = 0; j < rows[i].size(); ++j) {
+      const double value = rows[i][j];
+      if (!(value >= 0.0 && value <= 1.0)) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s[%d][%d]: bad marginal %g; expected a probability in [0, 1]",
+            name, i, j, value));
+      }
+      sum += value;
+      stored[i].push_back(static_cast<float>(value));
+    }
+    if (sum > 1.0 + 1e-5) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s[%d]: the marginals sum to %g; a document is shown at most once",
+          name, i, sum));
+    }
+    width = std::max(width, rows[i].size());
+  }
+  StoreMarginals(stored, width, data);
   return absl::OkStatus();
 }
 
@@ -229,7 +267,8 @@ absl::Status ReadSideFiles(const std::string& data_path,
           query_level ? "query " : "", KindName(file.kind), data_path));
     }
   }
-  if (const std::string path = FindSideFile(data_path, "", ".marginals");
+  if (const std::string path =
+          FindSideFile(data_path, options.marginals_file, ".marginals");
       !path.empty()) {
     // A line holds k numbers of up to ~25 characters.
     const size_t bound = 4096 * (data->num_documents() + 1) + (1 << 16);

@@ -25,13 +25,14 @@ namespace plrank {
 //   D.marginals   k numbers in [0, 1] per line (k may differ from line to
 //                 line; a line's sum <= 1): mu(d, j), the probability that
 //                 the logging policy showed d at position j = 1..k
-//                 (plrank-logs join's D.all.marginals). Beside D only.
+//                 (plrank-logs join's D.all.marginals).
 // Explicit paths replace the "beside D" look-up; a side file found beside D
 // is always read (never silently ignored).
 struct SideFileOptions {
   std::string weight_file;
   std::string position_file;
   std::string propensity_file;
+  std::string marginals_file;
 };
 
 enum class SideKind { kWeight, kPosition, kPropensity };
@@ -52,6 +53,12 @@ absl::StatusOr<SideValues> ParseSideValues(std::string_view text,
 // errors name `name` and the line.
 absl::Status ParseMarginals(std::string_view text, const std::string& name,
                             Dataset* data);
+
+// The same from rows in memory (the Python package's marginals=): row i
+// holds mu(d_i, 1..k) of input document i (a shorter row is zero-padded);
+// the same checks as the file, errors name `name`[row].
+absl::Status AttachMarginals(const std::vector<std::vector<double>>& rows,
+                             const std::string& name, Dataset* data);
 
 // The side file ReadSideFiles consults: `given` when non-empty, else
 // "<data_path><suffix>" when it exists, else "".

@@ -144,7 +144,8 @@ absl::StatusOr<TrainingWeights> TrainingWeightsFor(const Dataset& train,
     if (train.positions.empty()) {
       return absl::InvalidArgumentError(
           "--position_debias=ips needs propensities: a .propensity file or "
-          "--propensity_file, position marginals (<train>.marginals), or "
+          "--propensity_file, position marginals (<train>.marginals or "
+          "--marginals_file), or "
           "display positions (<train>.position or --position_file) with "
           "--position_propensities or none to estimate them");
     }

@@ -218,7 +218,8 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
           sample_weight: Optional[npt.ArrayLike] = None,
           group_weight: Optional[npt.ArrayLike] = None,
           position: Optional[npt.ArrayLike] = None,
-          propensity: Optional[npt.ArrayLike] = None) -> Model:
+          propensity: Optional[npt.ArrayLike] = None,
+          marginals: Optional[npt.ArrayLike] = None) -> Model:
     """Trains a model as plrank-train does.
 
     params: plrank-train's flags by name, with its defaults (objective,
@@ -243,6 +244,11 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
       propensity in (0, 1] of each document, in the documents' order (a
       file's line order). position and propensity are what
       position_debias="gam" / "ips" use.
+    marginals: the logging policy's position marginals of the training set
+      (its .marginals side file, plrank-logs join's D.all.marginals): a
+      documents x k array, row i = mu(d_i, j) for j = 1..k, each in [0, 1]
+      and a row's sum <= 1; position_debias="ips" then divides a click by
+      sum_j mu(d, j) theta_j (the policy-aware propensity).
     """
     values: List[Tuple[str, str]] = []
     for name, value in (params or {}).items():
@@ -269,6 +275,13 @@ def train(params: Optional[Mapping[str, ParamValue]], train: Data,
             if array.ndim != 1:
                 raise ValueError(f"{name} must be 1-D, not {array.ndim}-D")
             side[name] = array.tolist()
+    if marginals is not None:
+        array = np.asarray(marginals, dtype=np.float64)
+        if array.ndim != 2 or array.shape[1] == 0:
+            raise ValueError("marginals must be a 2-D documents x positions "
+                             f"array, not of shape {array.shape}")
+        side["marginals"] = array.ravel().tolist()
+        side["marginal_positions"] = [float(array.shape[1])]
     core, ignored = _core.train(values, _data_arg("train", train),
                                 None if valid is None else _data_arg("valid", valid),
                                 sink, callback, side)

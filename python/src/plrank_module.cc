@@ -321,7 +321,8 @@ using DataArg = std::variant<std::string, py::tuple>;
 // `callback` (optional): (iteration, {"train_loss": ..., "train": {...},
 // "valid": {...}}) after every iteration; a true result stops training.
 // `side`: the training set's sample_weight / group_weight / position /
-// propensity arrays (docs/clicks-training.md), replacing side files.
+// propensity arrays (docs/clicks-training.md), replacing side files; and
+// "marginals" (documents x k, row by row) with "marginal_positions" = {k}.
 using SideArrays = std::map<std::string, std::vector<double>>;
 
 absl::Status AttachSideArrays(const SideArrays& side, Dataset* data) {
@@ -355,6 +356,25 @@ absl::Status AttachSideArrays(const SideArrays& side, Dataset* data) {
     if (absl::Status s = AttachSideValues(it->second, k.name, k.kind,
                                           /*allow_query_level=*/false, data);
         !s.ok()) {
+      return s;
+    }
+  }
+  // marginals: documents x k values row by row, k in "marginal_positions".
+  if (auto it = side.find("marginals"); it != side.end()) {
+    auto width = side.find("marginal_positions");
+    const size_t k = width == side.end() || width->second.empty()
+                         ? 0
+                         : static_cast<size_t>(width->second[0]);
+    if (k == 0 || it->second.size() % k != 0) {
+      return absl::InvalidArgumentError(
+          "marginals: expected a documents x positions array");
+    }
+    std::vector<std::vector<double>> rows(it->second.size() / k);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      rows[i].assign(it->second.begin() + i * k,
+                     it->second.begin() + (i + 1) * k);
+    }
+    if (absl::Status s = AttachMarginals(rows, "marginals", data); !s.ok()) {
       return s;
     }
   }

@@ -284,3 +284,32 @@ def test_group_weight_position_and_gam(data):
     assert ips.parameters["ips_propensity_curve"] == "1,0.5,0.25"
     with pytest.raises(ValueError, match="needs a display position"):
         plrank.train(params, (x, y, groups))
+
+
+def test_marginals_match_a_marginals_file(data, tmp_path):
+    # The policy-aware propensity sum_j mu(d, j) theta_j from marginals= gives
+    # the model a .marginals file beside the data gives; a bad row is named.
+    x, y, groups = plrank.read_letor(data / "d.train")
+    rng = np.random.default_rng(3)
+    mu = rng.uniform(0.05, 0.3, size=(len(y), 3))
+    params = dict(PARAMS, position_debias="ips",
+                  position_propensities=[1.0, 0.5, 0.25])
+    from_array = plrank.train(params, (x, y, groups), marginals=mu)
+    assert from_array.parameters["ips_propensity_curve"] == "1,0.5,0.25"
+    plain = plrank.train(params, (x, y, groups),
+                         position=np.ones(len(y)))
+    train_copy = tmp_path / "m.train"
+    train_copy.write_text((data / "d.train").read_text())
+    (tmp_path / "m.train.marginals").write_text(
+        "".join(" ".join(repr(float(v)) for v in row) + "\n" for row in mu))
+    from_file = plrank.train(params, train_copy)
+    x_test, _, _ = plrank.read_letor(data / "d.test", num_features=x.shape[1])
+    np.testing.assert_array_equal(from_file.predict(x_test),
+                                  from_array.predict(x_test))
+    assert not np.array_equal(plain.predict(x_test), from_array.predict(x_test))
+    bad = mu.copy()
+    bad[4, 1] = 0.9
+    with pytest.raises(ValueError, match=r"marginals\[4\]: the marginals sum to"):
+        plrank.train(params, (x, y, groups), marginals=bad)
+    with pytest.raises(ValueError, match="2-D documents x positions"):
+        plrank.train(params, (x, y, groups), marginals=mu[:, 0])

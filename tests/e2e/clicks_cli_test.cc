@@ -173,6 +173,18 @@ TEST_F(ClicksCliTest, AllCandidatesWithPositionMarginals) {
   ASSERT_EQ(ips.exit_code, 0) << ips.err;
   EXPECT_THAT(ips.out, HasSubstr("position marginals of"));
   EXPECT_THAT(ips.out, HasSubstr("ips: policy-aware propensities"));
+  // --marginals_file names them elsewhere: the same model.
+  const std::string moved = dir_.File("moved.all");
+  WriteFile(moved, all);
+  WriteFile(moved + ".position", positions);
+  WriteFile(dir_.File("policy.marginals"), marginals);
+  const CommandResult named = Train(
+      moved, dir_.File("named_ips.pb"),
+      {"--position_debias=ips", "--position_propensities=1,0.5,0.33,0.25",
+       "--max_ips_weight=100", "--marginals_file=" + dir_.File("policy.marginals")});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_THAT(named.out, HasSubstr("ips: policy-aware propensities"));
+  EXPECT_EQ(Scores(dir_.File("named_ips.pb")), Scores(dir_.File("all_ips.pb")));
   const CommandResult naive = Train(data, dir_.File("all_naive.pb"), {});
   ASSERT_EQ(naive.exit_code, 0) << naive.err;
   EXPECT_NE(Scores(dir_.File("all_ips.pb")), Scores(dir_.File("all_naive.pb")));

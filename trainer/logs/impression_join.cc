@@ -37,6 +37,7 @@ struct LoggedLine {
   std::string features;    // the LETOR feature tokens, verbatim
   std::string request_id;  // escaped, as logged
   std::string doc;         // escaped
+  std::string query;       // escaped; empty when the request had none
   uint32_t position = 0;
   double score = 0;
   double temperature = 0;
@@ -62,6 +63,7 @@ absl::Status ParseLine(absl::string_view line, const std::string& where,
                      ? std::string()
                      : std::string(data.substr(qid_end + 1));
   out.request_id.clear();
+  out.query.clear();
   bool has_position = false, has_score = false, has_documents = false;
   for (absl::string_view field :
        absl::StrSplit(line.substr(hash + 3), ' ', absl::SkipEmpty())) {
@@ -74,6 +76,8 @@ absl::Status ParseLine(absl::string_view line, const std::string& where,
       out.request_id = std::string(value);
     } else if (key == "doc") {
       out.doc = std::string(value);
+    } else if (key == "query") {
+      out.query = std::string(value);
     } else if (key == "position") {
       ok = absl::SimpleAtoi(value, &out.position);
       has_position = true;
@@ -119,7 +123,8 @@ void AppendDouble(std::string& out, double value) {
 absl::Status EmitRequest(const std::vector<LoggedLine>& lines,
                          const absl::flat_hash_set<std::string>& clicks,
                          size_t samples, size_t qid, const std::string& where,
-                         Outputs& out, JoinSummary& summary) {
+                         Outputs& out, PooledLabels* pooled,
+                         JoinSummary& summary) {
   const LoggedLine& first = lines.front();
   const size_t n = lines.size();
   if (n != first.documents) {
@@ -160,6 +165,9 @@ absl::Status EmitRequest(const std::vector<LoggedLine>& lines,
   }
   ++summary.requests;
   summary.candidate_documents += n;
+  if (pooled != nullptr) {
+    pooled->BeginRequest(first.query.empty() ? first.request_id : first.query);
+  }
   for (size_t d = 0; d < n; ++d) {
     const LoggedLine& line = lines[d];
     const bool clicked =
@@ -167,6 +175,10 @@ absl::Status EmitRequest(const std::vector<LoggedLine>& lines,
         clicks.contains(absl::StrCat(UnescapeLogToken(line.request_id), "\t",
                                      UnescapeLogToken(line.doc)));
     summary.clicks += clicked ? 1 : 0;
+    if (pooled != nullptr) {
+      pooled->Add(line.doc, line.features, line.position, &marginals[d], k, n,
+                  clicked);
+    }
     const std::string row =
         absl::StrCat(clicked ? "1" : "0", " qid:", qid,
                      line.features.empty() ? "" : " ", line.features,
@@ -257,6 +269,13 @@ absl::StatusOr<JoinSummary> JoinImpressions(const JoinOptions& options) {
         absl::StrCat("--impressions=", options.impressions_dir,
                      ": cannot list the directory: ", error.message()));
   }
+  const bool pool = options.pooled.grades > 0;
+  if (pool) {
+    if (absl::Status status = ValidatePooledLabelOptions(options.pooled);
+        !status.ok()) {
+      return status;
+    }
+  }
   std::sort(files.begin(), files.end());
   absl::StatusOr<absl::flat_hash_set<std::string>> clicks =
       ReadClicks(options.clicks_file);
@@ -269,6 +288,13 @@ absl::StatusOr<JoinSummary> JoinImpressions(const JoinOptions& options) {
       return status;
     }
   }
+  if (pool) {
+    if (absl::Status status = CheckOutputTarget(options.output + ".pooled");
+        !status.ok()) {
+      return status;
+    }
+  }
+  PooledLabels pooled(options.pooled);
 
   JoinSummary summary;
   summary.files = files.size();
@@ -289,7 +315,8 @@ absl::StatusOr<JoinSummary> JoinImpressions(const JoinOptions& options) {
       } else {
         const size_t before = summary.requests;
         status = EmitRequest(request, *clicks, options.marginal_samples,
-                             qid + 1, request_where, out, summary);
+                             qid + 1, request_where, out,
+                             pool ? &pooled : nullptr, summary);
         if (summary.requests > before) ++qid;
       }
       request.clear();
@@ -333,6 +360,16 @@ absl::StatusOr<JoinSummary> JoinImpressions(const JoinOptions& options) {
         !status.ok()) {
       return status;
     }
+  }
+  if (pool) {
+    if (absl::Status status =
+            WriteFileAtomically(options.output + ".pooled", pooled.Letor());
+        !status.ok()) {
+      return status;
+    }
+    summary.pooled_queries = pooled.queries();
+    summary.pooled_documents = pooled.documents();
+    summary.pooled_prior = pooled.prior();
   }
   return summary;
 }

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "trainer/logs/pooled_labels.h"
 
 namespace plrank::logs {
 
@@ -20,6 +21,10 @@ struct JoinOptions {
                                 // D.all, D.all.position, D.all.marginals
   // Draws per sampled request for the position marginals (>= 1).
   size_t marginal_samples = 1000;
+  // grades > 0: also D.pooled, the requests of each query id pooled into
+  // one list of its distinct documents with IPS relevance labels
+  // (trainer/logs/pooled_labels.h).
+  PooledLabelOptions pooled;
 };
 
 struct JoinSummary {
@@ -30,6 +35,9 @@ struct JoinSummary {
   size_t clicks = 0;              // matched to a shown document
   size_t unmatched_clicks = 0;    // request or document not logged as shown
   size_t duplicate_requests = 0;  // a request id logged again (skipped)
+  size_t pooled_queries = 0;      // D.pooled (0 without --pooled_grades)
+  size_t pooled_documents = 0;
+  double pooled_prior = 0;        // clicks per unit of exposure
 };
 
 absl::StatusOr<JoinSummary> JoinImpressions(const JoinOptions& options);

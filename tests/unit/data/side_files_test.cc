@@ -129,6 +129,40 @@ TEST(SideFilesTest, MarginalsBesideTheDataArePaddedRows) {
   EXPECT_THAT(regrouped.marginals, ElementsAre(0.1f, 0.3f, 0.5f, 0.2f, 0.4f));
 }
 
+// --marginals_file names the file instead of D.marginals; rows in memory
+// (plrank.train's marginals=) are checked and stored as the file's are.
+TEST(SideFilesTest, MarginalsFromAnExplicitFileOrRows) {
+  const std::string data_path = Write("marg2.txt", "");
+  Write("marg2.txt.marginals", "bad\n");
+  SideFileOptions options;
+  options.marginals_file = Write("my.marginals", "0.5\n0.25 0.5\n0\n1\n0\n");
+  Dataset data = FiveDocuments();
+  ASSERT_TRUE(ReadSideFiles(data_path, options, &data, nullptr).ok());
+  EXPECT_EQ(data.marginal_positions, 2);
+  EXPECT_THAT(data.marginals, ElementsAre(0.5, 0, 0.25, 0.5, 0, 0, 1, 0, 0, 0));
+
+  Dataset rows = FiveDocuments();
+  rows.input_line_order = {0, 2, 4, 1, 3};
+  ASSERT_TRUE(
+      AttachMarginals({{0.1}, {0.2, 0.3}, {0.4}, {0.5}, {0.6}}, "marginals",
+                      &rows)
+          .ok());
+  EXPECT_EQ(rows.marginal_positions, 2);
+  EXPECT_THAT(rows.marginals,
+              ElementsAre(0.1f, 0, 0.4f, 0, 0.6f, 0, 0.2f, 0.3f, 0.5f, 0));
+  Dataset bad = FiveDocuments();
+  EXPECT_THAT(std::string(AttachMarginals({{0.1}}, "marginals", &bad).message()),
+              HasSubstr("marginals: 1 rows, but the data has 5 documents"));
+  EXPECT_THAT(std::string(AttachMarginals({{0}, {0}, {0, -1}, {0}, {0}},
+                                          "marginals", &bad)
+                              .message()),
+              HasSubstr("marginals[2][1]: bad marginal -1"));
+  EXPECT_THAT(std::string(AttachMarginals({{0}, {0.75, 0.5}, {0}, {0}, {0}},
+                                          "marginals", &bad)
+                              .message()),
+              HasSubstr("marginals[1]: the marginals sum to 1.25"));
+}
+
 TEST(SideFilesTest, RegroupedQueriesTakeTheirLinesValues) {
   Dataset data = FiveDocuments();
   // Stored document i came from input line input_line_order[i].
