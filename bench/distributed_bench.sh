@@ -59,11 +59,16 @@ for queries in "${sets[@]}"; do
     log=$work/run-$queries-$ranks-$input.log
     loadavg=$(cut -d' ' -f1 /proc/loadavg)
     start=$(date +%s.%N)
+    # GNU time writes each rank's figures to its own file (lines written to
+    # the shared log interleave), $log.time.RANK.
+    rm -f "$log".time.*
+    timed=(sh -c 'exec /usr/bin/time -o "$0.time.${OMPI_COMM_WORLD_RANK:-0}" \
+             -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$@"' "$log"
+           "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}")
     if [ "$ranks" -eq 1 ]; then
-      /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}" >"$log" 2>&1
+      "${timed[@]}" >"$log" 2>&1
     else
-      "${mpirun[@]}" -np "$ranks" /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" \
-        "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}" >"$log" 2>&1
+      "${mpirun[@]}" -np "$ranks" "${timed[@]}" >"$log" 2>&1
     fi
     end=$(date +%s.%N)
     # Only rank 0 logs; the other ranks' caches were written by the same run.
@@ -74,10 +79,12 @@ for queries in "${sets[@]}"; do
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
     train=$(awk -F= '/^train_seconds=/ { print $2 }' "$log")
     per=$(awk -v t="$train" -v n="$trees" 'BEGIN { printf "%.3f", t / n }')
-    # The ranks' GNU time lines may interleave: match the figures anywhere.
-    rss=$(grep -o 'peak_rss_kb=[0-9]*' "$log" |
+    # In rank order.
+    times=()
+    for ((r = 0; r < ranks; ++r)); do times+=("$log.time.$r"); done
+    rss=$(cat "${times[@]}" | grep -o 'peak_rss_kb=[0-9]*' |
           awk -F= '{ printf "%s%d", sep, $2 / 1024; sep = ", " }')
-    cpu=$(grep -o 'user_seconds=[0-9.]*' "$log" |
+    cpu=$(cat "${times[@]}" | grep -o 'user_seconds=[0-9.]*' |
           awk -F= '{ printf "%s%.0f", sep, $2; sep = ", " }')
     bytes=$(awk -F= '/^distributed_bytes_sent_per_iteration=/ { print $2 }' "$log")
     reduce=$(awk -F= '/^distributed_reduce_seconds=/ { print $2 }' "$log")
