@@ -60,7 +60,8 @@ for queries in "${sets[@]}"; do
     loadavg=$(cut -d' ' -f1 /proc/loadavg)
     start=$(date +%s.%N)
     # GNU time writes each rank's figures to its own file (lines written to
-    # the shared log interleave), $log.time.RANK.
+    # the shared log interleave), $log.time.RANK (Open MPI sets
+    # OMPI_COMM_WORLD_RANK in each rank).
     rm -f "$log".time.*
     timed=(sh -c 'exec /usr/bin/time -o "$0.time.${OMPI_COMM_WORLD_RANK:-0}" \
              -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$@"' "$log"
