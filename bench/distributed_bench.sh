@@ -14,8 +14,11 @@
 # (waiting included), the user CPU seconds and peak RSS of every rank (GNU
 # time; CPU seconds show the division of work even on a busy machine), and
 # the bytes each rank sends per iteration (distributed_bytes_sent_per_
-# iteration; MPI_Allgather of each reduced vector). Speed is measured here,
-# never asserted in tests.
+# iteration; MPI_Allgather of each reduced vector) and the 1-minute load
+# average when the run started. A "cache" row where rank 0 did not read its
+# cache fails the script (the cache directory is created here:
+# plrank-train does not create it, and without it every "cache" run parsed
+# the text). Speed is measured here, never asserted in tests.
 set -euo pipefail
 work=${1:?usage: $0 WORK_DIR [BUILD_DIR] [QUERIES...]}
 build=${2:-$(cd "$(dirname "$0")/.." && pwd)/build/release}
@@ -24,13 +27,13 @@ sets=("$@")
 [ ${#sets[@]} -gt 0 ] || sets=(4000 17000)
 trees=${PLRANK_BENCH_TREES:-20}
 bin=$build/bin
-mkdir -p "$work"
+mkdir -p "$work" "$work/cache"
 mpirun=(mpirun --oversubscribe --bind-to none)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 export OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-echo "| set | train documents | input | ranks | wall s | load s | train s | s / iteration | rank 0 s in reductions | user CPU s per rank | peak RSS per rank MB | bytes sent per rank per iteration |"
-echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |"
+echo "| set | train documents | input | ranks | wall s | load s | train s | s / iteration | rank 0 s in reductions | user CPU s per rank | peak RSS per rank MB | bytes sent per rank per iteration | load average |"
+echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |"
 for queries in "${sets[@]}"; do
   # All queries train (--out, not a 60/20/20 split).
   data=$work/gen$queries
@@ -54,26 +57,40 @@ for queries in "${sets[@]}"; do
       cache_flags=()
     fi
     log=$work/run-$queries-$ranks-$input.log
+    loadavg=$(cut -d' ' -f1 /proc/loadavg)
     start=$(date +%s.%N)
+    # GNU time writes each rank's figures to its own file (lines written to
+    # the shared log interleave), $log.time.RANK (Open MPI sets
+    # OMPI_COMM_WORLD_RANK in each rank).
+    rm -f "$log".time.*
+    timed=(sh -c 'exec /usr/bin/time -o "$0.time.${OMPI_COMM_WORLD_RANK:-0}" \
+             -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$@"' "$log"
+           "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}")
     if [ "$ranks" -eq 1 ]; then
-      /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}" >"$log" 2>&1
+      "${timed[@]}" >"$log" 2>&1
     else
-      "${mpirun[@]}" -np "$ranks" /usr/bin/time -f "rank_peak_rss_kb=%M rank_user_seconds=%U" \
-        "$bin/plrank-train" "${flags[@]}" "${cache_flags[@]}" >"$log" 2>&1
+      "${mpirun[@]}" -np "$ranks" "${timed[@]}" >"$log" 2>&1
     fi
     end=$(date +%s.%N)
+    # Only rank 0 logs; the other ranks' caches were written by the same run.
+    if [ "$input" = cache ] && ! grep -q '^dataset cache: read ' "$log"; then
+      echo "distributed_bench.sh: rank 0 did not read its cache, see $log" >&2
+      exit 1
+    fi
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
     train=$(awk -F= '/^train_seconds=/ { print $2 }' "$log")
     per=$(awk -v t="$train" -v n="$trees" 'BEGIN { printf "%.3f", t / n }')
-    # The ranks' GNU time lines may interleave: match the figures anywhere.
-    rss=$(grep -o 'peak_rss_kb=[0-9]*' "$log" |
+    # In rank order.
+    times=()
+    for ((r = 0; r < ranks; ++r)); do times+=("$log.time.$r"); done
+    rss=$(cat "${times[@]}" | grep -o 'peak_rss_kb=[0-9]*' |
           awk -F= '{ printf "%s%d", sep, $2 / 1024; sep = ", " }')
-    cpu=$(grep -o 'user_seconds=[0-9.]*' "$log" |
+    cpu=$(cat "${times[@]}" | grep -o 'user_seconds=[0-9.]*' |
           awk -F= '{ printf "%s%.0f", sep, $2; sep = ", " }')
     bytes=$(awk -F= '/^distributed_bytes_sent_per_iteration=/ { print $2 }' "$log")
     reduce=$(awk -F= '/^distributed_reduce_seconds=/ { print $2 }' "$log")
     load=$(awk -F= '/^load_seconds=/ { print $2 }' "$log")
-    echo "| gen $queries queries | $documents | $input | $ranks | $wall | $load | $train | $per | ${reduce:--} | $cpu | $rss | ${bytes:-0} |"
+    echo "| gen $queries queries | $documents | $input | $ranks | $wall | $load | $train | $per | ${reduce:--} | $cpu | $rss | ${bytes:-0} | $loadavg |"
   done
   done
 done
