@@ -379,11 +379,22 @@ absl::StatusOr<CachedDataset> ReadLetorFileCached(
   // The text's checksum comes from the parse itself; the group file is
   // hashed right after it, as close to its use as this can get.
   absl::StatusOr<uint64_t> query_after = QueryFileChecksum(query_file);
-  absl::Status written =
-      !query_after.ok()
-          ? query_after.status()
-          : WriteCache(cache, parsed.data, parsed.stats, *query_after,
-                       options_digest);
+  // A --dataset_cache_dir that does not exist yet is made (as mkdir -p):
+  // a cache silently not written because of a missing directory was easy
+  // to miss. Ranks making it at once all succeed.
+  absl::Status written = query_after.status();
+  if (written.ok() && !cache_dir.empty()) {
+    std::error_code made;
+    std::filesystem::create_directories(cache_dir, made);
+    if (made) {
+      written = absl::FailedPreconditionError(absl::StrCat(
+          "cannot make the directory ", cache_dir, ": ", made.message()));
+    }
+  }
+  if (written.ok()) {
+    written = WriteCache(cache, parsed.data, parsed.stats, *query_after,
+                         options_digest);
+  }
   parsed.note =
       written.ok()
           ? absl::StrCat("wrote ", cache, why_parse.empty() ? "" : " (",

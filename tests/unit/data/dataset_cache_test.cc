@@ -249,12 +249,30 @@ TEST(DatasetCacheTest, AnUnwritableCacheIsANoteNotAnError) {
   const std::string dir = FreshDir("unwritable");
   const std::string source = dir + "/train.txt";
   WriteText(source, kText);
+  // A directory below a regular file can never be made.
   absl::StatusOr<CachedDataset> read =
-      ReadLetorFileCached(source, Regrouping(), dir + "/no/such/dir");
+      ReadLetorFileCached(source, Regrouping(), source + "/cache");
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_FALSE(read->from_cache);
   EXPECT_THAT(read->note, HasSubstr("cannot write the dataset cache"));
+  EXPECT_THAT(read->note, HasSubstr("cannot make the directory"));
   EXPECT_EQ(read->data.num_documents(), 5u);
+}
+
+TEST(DatasetCacheTest, AMissingCacheDirectoryIsMade) {
+  const std::string dir = FreshDir("missing_cache_dir");
+  const std::string source = dir + "/train.txt";
+  WriteText(source, kText);
+  const std::string cache_dir = dir + "/not/yet/there";
+  absl::StatusOr<CachedDataset> first =
+      ReadLetorFileCached(source, Regrouping(), cache_dir);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(first->note, HasSubstr("wrote " + cache_dir + "/"));
+  absl::StatusOr<CachedDataset> second =
+      ReadLetorFileCached(source, Regrouping(), cache_dir);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE(second->from_cache) << second->note;
+  ExpectSameDataset(second->data, first->data);
 }
 
 TEST(DatasetCacheTest, ParseErrorsStillNameFileAndLine) {
