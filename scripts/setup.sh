@@ -51,7 +51,7 @@ fi
 # scripts/image.sh (PLRANK_SETUP_IMAGE=1): a Debian base from the apt
 # mirror, imported and built into the image, then run from its rootfs.
 if [ "${PLRANK_SETUP_IMAGE:-0}" = 1 ]; then
-  packages+=(mmdebstrap buildah podman)
+  packages+=(mmdebstrap debootstrap buildah podman)
 fi
 
 missing=()
