@@ -46,10 +46,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const int n = request.documents_size();
-  const int expected =
-      request.top_k() == 0 || request.top_k() >= static_cast<uint32_t>(n)
-          ? n
-          : static_cast<int>(request.top_k());
+  // A sampling spec's own top_k, when set, replaces the request's; at a
+  // temperature other than 0 the ranking is drawn from the Plackett-Luce
+  // policy, so it is a permutation but not sorted by score.
+  const uint32_t requested_k =
+      request.has_sampling() && request.sampling().top_k() != 0
+          ? request.sampling().top_k()
+          : request.top_k();
+  const bool sampled =
+      request.has_sampling() && request.sampling().temperature() != 0;
+  const int expected = requested_k == 0 || requested_k >= static_cast<uint32_t>(n)
+                           ? n
+                           : static_cast<int>(requested_k);
   PLRANK_FUZZ_CHECK(response.documents_size() == expected,
                     "wrong number of ranked documents");
   PLRANK_FUZZ_CHECK(response.model_version() == 1, "wrong version");
@@ -65,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         d.id() == request.documents(static_cast<int>(d.request_index())).id(),
         "id does not match the request index");
     PLRANK_FUZZ_CHECK(std::isfinite(d.score()), "non-finite score");
-    if (r > 0) {
+    if (r > 0 && !sampled) {
       const plrank::v1::ScoredDocument& p = response.documents(r - 1);
       PLRANK_FUZZ_CHECK(p.score() > d.score() ||
                             (p.score() == d.score() &&
