@@ -92,16 +92,12 @@ if [[ ${PLRANK_TEST_IMAGE:-1} != 0 ]]; then
     echo "test.sh: container image check skipped: it needs root (PLRANK_TEST_IMAGE=0 silences this)"
   fi
 fi
-image_wait() {  # the image check's status, its log on failure
-  [[ -n $image_pid ]] || return 0
+background_wait() {  # background_wait PID LOG WHAT: PID's status, LOG's tail on failure
   local status=0
-  wait "$image_pid" || status=$?
-  image_pid=""
+  wait "$1" || status=$?
   if [[ $status -ne 0 ]]; then
-    echo "test.sh: the container image check FAILED (log $image_log):" >&2
-    tail -n 40 "$image_log" >&2
-  else
-    grep '^image.sh: ' "$image_log" || true
+    echo "test.sh: $3 FAILED (log $2):" >&2
+    tail -n 40 "$2" >&2
   fi
   return $status
 }
@@ -124,18 +120,16 @@ ctest_run() {
 }
 phase "ctest ($(cd "$build" && ctest -N | sed -n 's/^Total Tests: //p') tests, -j2)" ctest_run
 if [[ -n $smoke_builds_pid ]]; then
-  status=0
-  wait "$smoke_builds_pid" || status=$?
+  background_wait "$smoke_builds_pid" "$smoke_builds_log" "the smoke's builds"
   smoke_builds_pid=""
-  if [[ $status -ne 0 ]]; then
-    echo "test.sh: the smoke's builds FAILED (log $smoke_builds_log):" >&2
-    tail -n 40 "$smoke_builds_log" >&2
-    exit "$status"
-  fi
 fi
 if [[ ${PLRANK_TEST_SMOKE:-1} != 0 ]]; then
   # fuzz.sh and sanitize.sh record their build and run phases themselves.
   PLRANK_FUZZ_SMOKE=1 ./scripts/fuzz.sh "${PLRANK_FUZZ_SMOKE_SECONDS:-20}"
   ./scripts/sanitize.sh tsan-unit
 fi
-image_wait
+if [[ -n $image_pid ]]; then
+  background_wait "$image_pid" "$image_log" "the container image check"
+  image_pid=""
+  grep '^image.sh: ' "$image_log" || true
+fi
