@@ -7,10 +7,9 @@
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "common/program.h"
+#include "core/pipeline/click_training.h"
 #include "trainer/cli/cli_common.h"
 #include "trainer/logs/impression_join.h"
 
@@ -72,16 +71,11 @@ int main(int argc, char** argv) {
           "' is not one of observed, expected")));
     }
     options.pooled.expected_exposure = exposure == "expected";
-    for (absl::string_view part :
-         absl::StrSplit(absl::GetFlag(FLAGS_position_propensities), ',',
-                        absl::SkipWhitespace())) {
-      double value = 0.0;
-      if (!absl::SimpleAtod(part, &value)) {
-        return plrank::cli::Fail(absl::InvalidArgumentError(absl::StrCat(
-            "--position_propensities: '", part, "' is not a number")));
-      }
-      options.pooled.curve.push_back(value);
-    }
+    absl::StatusOr<std::vector<double>> curve =
+        plrank::ParsePositionPropensities(
+            absl::GetFlag(FLAGS_position_propensities));
+    if (!curve.ok()) return plrank::cli::Fail(curve.status());
+    options.pooled.curve = *std::move(curve);
     if (options.impressions_dir.empty() || options.clicks_file.empty() ||
         options.output.empty()) {
       return plrank::cli::Fail(absl::InvalidArgumentError(

@@ -16,10 +16,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "common/data_flags.h"
 #include "common/flag_parsing.h"
 #include "common/program.h"
@@ -222,17 +220,10 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromValues(
       plrank::ParsePositionDebias(values.position_debias);
   if (!debias.ok()) return debias.status();
   job.clicks.position_debias = *debias;
-  for (absl::string_view part :
-       absl::StrSplit(values.position_propensities, ',',
-                      absl::SkipWhitespace())) {
-    double value = 0.0;
-    if (!absl::SimpleAtod(part, &value) || !(value > 0.0 && value <= 1.0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--position_propensities: '", part,
-          "' is not a propensity in (0, 1]"));
-    }
-    job.clicks.position_propensities.push_back(value);
-  }
+  absl::StatusOr<std::vector<double>> propensities =
+      plrank::ParsePositionPropensities(values.position_propensities);
+  if (!propensities.ok()) return propensities.status();
+  job.clicks.position_propensities = *std::move(propensities);
   job.clicks.max_ips_weight = values.max_ips_weight;
   if (!(job.clicks.max_ips_weight >= 1.0)) {
     return absl::InvalidArgumentError("--max_ips_weight must be >= 1");

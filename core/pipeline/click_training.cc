@@ -6,7 +6,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "core/pipeline/propensity_estimation.h"
 
 namespace plrank {
@@ -17,6 +19,22 @@ absl::StatusOr<PositionDebias> ParsePositionDebias(const std::string& name) {
   if (name == "ips") return PositionDebias::kIps;
   return absl::InvalidArgumentError(absl::StrCat(
       "--position_debias must be one of none, gam, ips; got '", name, "'"));
+}
+
+absl::StatusOr<std::vector<double>> ParsePositionPropensities(
+    absl::string_view text) {
+  std::vector<double> curve;
+  for (absl::string_view part :
+       absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    double value = 0.0;
+    if (!absl::SimpleAtod(part, &value) || !(value > 0.0 && value <= 1.0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--position_propensities: '", part,
+          "' is not a propensity in (0, 1]"));
+    }
+    curve.push_back(value);
+  }
+  return curve;
 }
 
 const char* PositionDebiasName(PositionDebias debias) {

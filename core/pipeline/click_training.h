@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/data/dataset.h"
 #include "core/objectives/objective.h"
 
@@ -19,6 +20,10 @@ enum class PositionDebias {
 };
 absl::StatusOr<PositionDebias> ParsePositionDebias(const std::string& name);
 const char* PositionDebiasName(PositionDebias debias);
+// The --position_propensities list "p1,p2,..." (plrank-train, plrank-logs
+// join): each value a propensity in (0, 1]; empty text gives an empty list.
+absl::StatusOr<std::vector<double>> ParsePositionPropensities(
+    absl::string_view text);
 
 struct ClickOptions {
   PositionDebias position_debias = PositionDebias::kNone;
