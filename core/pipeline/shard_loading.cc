@@ -12,16 +12,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "core/data/shard_files.h"
+#include "core/model/checksum.h"
 
 namespace plrank {
 namespace {
-
-uint64_t Fnv1a64(absl::string_view bytes, uint64_t hash) {
-  for (char c : bytes) {
-    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  }
-  return hash;
-}
 
 // Rank 0's answer to every rank's "features max_label queries\nname\nids":
 // "" (agreed) plus the numbers, or the error.
@@ -156,7 +150,7 @@ std::string ShardedDatasetDigest(const std::string& own_digest,
   const std::vector<std::string> digests = reducer.Gather(own_digest);
   std::string combined;
   if (reducer.rank() == 0) {
-    uint64_t hash = 14695981039346656037ull;
+    uint64_t hash = kFnv1a64Basis;
     for (const std::string& digest : digests) {
       hash = Fnv1a64(digest, hash);
       hash = Fnv1a64("\n", hash);

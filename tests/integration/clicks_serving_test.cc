@@ -79,7 +79,17 @@ TEST(ClicksServing, SampledRankAndRankBatchAndTheImpressionLog) {
 
   // No spec: today's ranking, no request id, nothing logged.
   const v1::RankRequest plain = WebQuery("q1", 12);
+  // The server listens before its first repository scan has loaded 'web'
+  // (on a busy machine the first request can beat it): wait for the model.
+  // Plain requests are never logged, so the retries leave no trace.
   auto deterministic = (*client)->Rank(plain);
+  testing::Eventually([&] {
+    if (deterministic.status().code() != absl::StatusCode::kNotFound) {
+      return true;
+    }
+    deterministic = (*client)->Rank(plain);
+    return false;
+  });
   ASSERT_TRUE(deterministic.ok()) << deterministic.status();
   EXPECT_FALSE(deterministic->sampled());
   EXPECT_TRUE(deterministic->request_id().empty());

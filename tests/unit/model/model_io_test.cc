@@ -107,6 +107,16 @@ TEST_F(ModelIoTest, SerializeParseRoundTripIsIdentical) {
   EXPECT_EQ(sa, sb);
 }
 
+// FNV-1a 64 reference values (the algorithm's published test vectors), and
+// the continuing form the sharded dataset digest uses.
+TEST(ChecksumTest, Fnv1a64MatchesReferenceValuesAndContinues) {
+  EXPECT_EQ(Fnv1a64(""), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(Fnv1a64("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(Fnv1a64("foobar"), 0x85944171f73967e8ULL);
+  EXPECT_EQ(Fnv1a64("", kFnv1a64Basis), Fnv1a64(""));
+  EXPECT_EQ(Fnv1a64("bar", Fnv1a64("foo")), Fnv1a64("foobar"));
+}
+
 TEST_F(ModelIoTest, ParseModelFileReportsTheVerifiedEnvelope) {
   absl::StatusOr<std::string> bytes = SerializeModel(model_);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
