@@ -98,7 +98,10 @@ void ScanScheduler::RequestScan() {
 absl::StatusOr<ScanSummary> ScanScheduler::ScanAndWait(
     absl::Time deadline, const std::function<bool()>& cancelled) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (!started_ || stopping_) {
+  // Before Start the caller waits for the scan at start: a server accepts
+  // calls a moment before its scanner starts, and a ReloadModels in that
+  // moment must not fail.
+  if (stopping_) {
     return absl::UnavailableError("the server is not scanning models now");
   }
   // A scan that has begun may have listed the repository already: ours is

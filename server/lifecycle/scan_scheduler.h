@@ -45,8 +45,9 @@ class ScanScheduler {
 
   // Asks for a scan that starts after this call and waits for its summary
   // until `deadline`, or until `cancelled` (polled a few times a second)
-  // returns true. DEADLINE_EXCEEDED / CANCELLED / UNAVAILABLE (stopped, or
-  // not started) otherwise; the scan still runs.
+  // returns true; before Start(), the scan at start is that scan.
+  // DEADLINE_EXCEEDED / CANCELLED / UNAVAILABLE (stopped) otherwise; the
+  // scan still runs.
   absl::StatusOr<ScanSummary> ScanAndWait(
       absl::Time deadline, const std::function<bool()>& cancelled = {});
 

@@ -95,16 +95,38 @@ TEST(ScanSchedulerTest, CallersThatGiveUpLeaveTheScanToFinish) {
   EXPECT_EQ(manager.snapshot()->models.at("web").status.default_version, 1);
 }
 
-TEST(ScanSchedulerTest, UnavailableBeforeStartAndAfterStop) {
+TEST(ScanSchedulerTest, BeforeStartCallersWaitForTheScanAtStart) {
+  TempDir base;
+  WriteTestModel(base.path(), "web", 1);
+  VersionManager manager({base.path(), "", nullptr});
+  ScanScheduler scanner(&manager, absl::ZeroDuration());
+  // Not UNAVAILABLE: it waits, here until its deadline.
+  EXPECT_EQ(scanner.ScanAndWait(absl::Now() + absl::Milliseconds(50))
+                .status()
+                .code(),
+            absl::StatusCode::kDeadlineExceeded);
+  absl::StatusOr<ScanSummary> early;
+  std::thread caller(
+      [&] { early = scanner.ScanAndWait(absl::InfiniteFuture()); });
+  scanner.Start();
+  caller.join();
+  ASSERT_TRUE(early.ok()) << early.status();
+  ASSERT_TRUE(early->status.ok());
+  EXPECT_EQ(manager.snapshot()->models.at("web").status.default_version, 1);
+}
+
+TEST(ScanSchedulerTest, UnavailableAfterStop) {
   TempDir base;
   VersionManager manager({base.path(), "", nullptr});
   ScanScheduler scanner(&manager, absl::ZeroDuration());
-  EXPECT_EQ(scanner.ScanAndWait(absl::InfiniteFuture()).status().code(),
-            absl::StatusCode::kUnavailable);
   scanner.Start();
   scanner.Stop();
   scanner.Stop();  // idempotent
   EXPECT_EQ(scanner.ScanAndWait(absl::InfiniteFuture()).status().code(),
+            absl::StatusCode::kUnavailable);
+  ScanScheduler never_started(&manager, absl::ZeroDuration());
+  never_started.Stop();
+  EXPECT_EQ(never_started.ScanAndWait(absl::InfiniteFuture()).status().code(),
             absl::StatusCode::kUnavailable);
 }
 
