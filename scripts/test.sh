@@ -23,6 +23,12 @@ cd "$(dirname "$0")/.."
 build=${PLRANK_TEST_BUILD_DIR:-build/test}
 timing=$(mktemp)
 export PLRANK_TIMING_FILE=$timing
+# ctest -j2 runs two multi-threaded tests at once on 2 cores, beside the
+# smoke's builds: libgomp's default spin-waiting then burns the core a
+# descheduled partner thread needs (MQ2008, 1,000 trees on 2 threads under
+# load: 41 s spinning, 5 s passive; bench/results/training-profile.md). The
+# caller's setting wins; no result depends on it.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 total_start=$SECONDS
 
 phase() {  # phase NAME COMMAND...: runs COMMAND, records its wall and CPU seconds
