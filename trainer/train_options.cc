@@ -77,6 +77,27 @@ absl::Status PlackettLuceFromValues(const TrainParamValues& values,
   return absl::OkStatus();
 }
 
+// --tree_learner: PLRank's names and LightGBM's (serial is what a single
+// process does anyway; data-parallel is its distributed form).
+absl::StatusOr<plrank::ParallelSplits> ParseTreeLearner(
+    const std::string& name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  if (lower == "data" || lower == "data_parallel" || lower == "serial") {
+    return plrank::ParallelSplits::kData;
+  }
+  if (lower == "voting" || lower == "voting_parallel") {
+    return plrank::ParallelSplits::kVoting;
+  }
+  if (lower == "feature" || lower == "feature_parallel") {
+    return absl::InvalidArgumentError(
+        "--tree_learner=" + name +
+        ": feature-parallel is not implemented (each rank holds a share of "
+        "the documents, not of the features); use data or voting");
+  }
+  return absl::InvalidArgumentError("--tree_learner: '" + name +
+                                    "' is not one of data, voting");
+}
+
 }  // namespace
 
 std::vector<std::string> IgnoredTrainFlags(const std::string& objective,
@@ -87,6 +108,7 @@ std::vector<std::string> IgnoredTrainFlags(const std::string& objective,
   std::vector<std::string> candidates;
   for (const TrainParam& param : TrainParams()) {
     if (linear != nullptr && (param.group == TrainParamGroup::kBooster ||
+                              param.group == TrainParamGroup::kDistributed ||
                               param.group == TrainParamGroup::kTreeLoss)) {
       candidates.push_back(param.name);
     }
@@ -178,6 +200,11 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromValues(
   booster.bagging_freq = values.bagging_freq;
   booster.max_bin = values.max_bin;
   booster.num_threads = values.num_threads;
+  absl::StatusOr<plrank::ParallelSplits> parallel_splits =
+      ParseTreeLearner(values.tree_learner);
+  if (!parallel_splits.ok()) return parallel_splits.status();
+  booster.parallel_splits = *parallel_splits;
+  booster.top_k = values.top_k;
   booster.seed = values.seed;
   booster.early_stopping_rounds = values.early_stopping_rounds;
   std::string split_gain = values.split_gain;
@@ -243,14 +270,15 @@ absl::StatusOr<plrank::TrainJob> TrainJobFromValues(
   // The artifact records every parameter, as given or defaulted; its text
   // fields hold UTF-8 only, so a value that is not (a Latin-1 file name,
   // say) is recorded C-escaped rather than failing the save. The clicks
-  // parameters are recorded when set, so that models trained without them
+  // and distributed split parameters are recorded when set, so that models trained without them
   // keep the artifact they had before the parameters existed. Where and how
   // often checkpoints go, and whether this run resumed, do not shape the
   // model: a resumed run's artifact equals an uninterrupted run's.
   for (const auto& [name, value] : TrainParamTexts(recorded)) {
     const TrainParam& param = *FindTrainParam(name);
     if (param.group == TrainParamGroup::kCheckpoint) continue;
-    if (param.group == TrainParamGroup::kClicks &&
+    if ((param.group == TrainParamGroup::kClicks ||
+         param.group == TrainParamGroup::kDistributed) &&
         value == param.default_value) {
       continue;
     }

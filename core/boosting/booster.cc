@@ -197,6 +197,10 @@ absl::Status ValidateBoosterConfig(const BoosterConfig& config) {
           absl::StrCat(name, " must be finite and >= 0, got ", value));
     }
   }
+  if (config.top_k < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("top_k must be >= 1, got ", config.top_k));
+  }
   return absl::OkStatus();
 }
 
@@ -238,6 +242,8 @@ absl::StatusOr<BoosterResult> TrainBooster(const BoosterConfig& config,
   learner_config.max_depth = config.max_depth;
   learner_config.min_gain_to_split = config.min_gain_to_split;
   learner_config.reducer = inputs.reducer;
+  learner_config.parallel_splits = config.parallel_splits;
+  learner_config.top_k = config.top_k;
   TreeLearner learner(train_bins, learner_config);
 
   // Bags are drawn over the whole set's queries (the same on every rank);

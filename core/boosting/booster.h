@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "core/data/dataset.h"
 #include "core/boosting/reducer.h"
+#include "core/boosting/tree_learner.h"
 #include "core/model/ensemble.h"
 #include "core/objectives/objective.h"
 
@@ -38,6 +39,10 @@ struct BoosterConfig {
   int32_t early_stopping_rounds = 0;  // 0 = off; needs a validation evaluator
   uint64_t seed = 1;
   int32_t num_threads = 0;  // 0 = all cores; at most kMaxBoosterThreads
+  // Distributed runs only: how splits are found over the ranks
+  // (TreeLearnerConfig); top_k >= 1.
+  ParallelSplits parallel_splits = ParallelSplits::kData;
+  int32_t top_k = 20;
 };
 
 // More threads than any machine we run on has cores; far more (10^5) and

@@ -18,6 +18,20 @@ TreeLearner::TreeLearner(const BinnedDataset& data,
   config_.num_threads = std::clamp(config_.num_threads, 1, kMaxThreads);
   config_.rules.min_data_in_leaf = std::max(config_.rules.min_data_in_leaf, 1);
   distributed_ = config_.reducer != nullptr && config_.reducer->num_ranks() > 1;
+  voting_ = distributed_ && config_.parallel_splits == ParallelSplits::kVoting;
+  if (voting_) {
+    config_.top_k = std::max(config_.top_k, 1);
+    const int32_t ranks = config_.reducer->num_ranks();
+    local_rules_ = config_.rules;
+    local_rules_.min_data_in_leaf =
+        std::max(config_.rules.min_data_in_leaf / ranks, 1);
+    local_rules_.min_sum_hessian_in_leaf =
+        config_.rules.min_sum_hessian_in_leaf / ranks;
+    local_gain_.resize(2 * static_cast<size_t>(data.num_features()));
+    ballot_.resize(local_gain_.size());
+    global_built_.resize(layout_.size());
+    global_derived_.resize(layout_.size());
+  }
   if (config_.num_leaves > 1) {
     histograms_.resize(layout_.size() * config_.num_leaves);
   }
@@ -62,6 +76,11 @@ void TreeLearner::BuildAndScan(Leaf* built, Leaf* derived,
   for (int64_t j = 0; j < count; ++j) {
     pairs[2 * j] = gradients[documents[j]];
     pairs[2 * j + 1] = newton ? hessians[documents[j]] : 1.0f;
+  }
+  if (voting_) {
+    VoteReduceAndScan(built, derived, scan_built, scan_derived, threads,
+                      features);
+    return;
   }
   if (distributed_) {
     BuildReduceAndScan(built, derived, scan_built, scan_derived, threads,
@@ -196,6 +215,7 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     root.sums.hessian = root.count;
   }
   root.sums.count = root.count;
+  root.local_sums = root.sums;
   if (distributed_) {
     double sums[3] = {root.sums.gradient, root.sums.hessian, root.sums.count};
     config_.reducer->Sum(absl::MakeSpan(sums));
@@ -250,6 +270,7 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
                 .count = num_left,
                 .total = num_left,
                 .sums = split.left,
+                .local_sums = {},
                 .histogram = parent.histogram,
                 .parent_node = node,
                 .is_left_child = true,
@@ -259,6 +280,7 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
                  .count = parent.count - num_left,
                  .total = parent.count - num_left,
                  .sums = split.right,
+                 .local_sums = {},
                  .histogram = -1,
                  .parent_node = node,
                  .is_left_child = false,
@@ -282,6 +304,13 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     Leaf* larger = smaller == &left ? &right : &left;
     larger->histogram = parent.histogram;
     smaller->histogram = new_leaf;  // the one free slot: leaves own 0..new_leaf-1
+    if (voting_) {
+      smaller->local_sums = LocalSums(*smaller, gradients, hessians);
+      larger->local_sums = {
+          parent.local_sums.gradient - smaller->local_sums.gradient,
+          parent.local_sums.hessian - smaller->local_sums.hessian,
+          parent.local_sums.count - smaller->local_sums.count};
+    }
     BuildAndScan(smaller, larger, gradients, hessians, features);
   }
 

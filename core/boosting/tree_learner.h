@@ -13,6 +13,21 @@
 
 namespace plrank {
 
+// How a distributed run finds its splits (LightGBM's tree_learner).
+enum class ParallelSplits {
+  // Every built histogram is summed over the ranks: the tree is the one
+  // single-process training grows (up to the sums' rounding).
+  kData,
+  // Voting-parallel (core/boosting/feature_voting.h): each rank proposes
+  // its top_k features of each leaf by its local gains, and only the
+  // histograms of the (at most 2 top_k) elected features of both children
+  // are summed; splits are then chosen among the elected features on the
+  // exact global histograms. Fewer bytes per split when 2 top_k is below
+  // the feature count; the tree may differ from data-parallel's where a
+  // feature no rank proposed would have been the global best.
+  kVoting,
+};
+
 struct TreeLearnerConfig {
   int32_t num_leaves = 31;
   // LightGBM's meaning: a leaf at depth max_depth (the root is at 0) is not
@@ -27,6 +42,9 @@ struct TreeLearnerConfig {
   // over ranks before any decision, so every rank grows the same tree from
   // its own documents. Null (or one rank): single-process.
   Reducer* reducer = nullptr;
+  // Distributed only (ignored single-process).
+  ParallelSplits parallel_splits = ParallelSplits::kData;
+  int32_t top_k = 20;  // kVoting: features each rank proposes per leaf
 };
 
 // A tree as grown: the model-facing Tree (leaf_value zero, to be filled from
@@ -81,6 +99,8 @@ class TreeLearner {
     uint32_t count = 0;   // this rank's documents
     uint32_t total = 0;   // documents over all ranks (== count single-process)
     NodeSums sums;
+    // This rank's sums (== sums single-process); kept for voting only.
+    NodeSums local_sums;
     int32_t histogram = -1;     // index into histograms_
     int32_t parent_node = -1;   // -1 for the root
     bool is_left_child = false;
@@ -106,6 +126,19 @@ class TreeLearner {
   void BuildReduceAndScan(Leaf* built, Leaf* derived, bool scan_built,
                           bool scan_derived, int threads,
                           absl::Span<const int32_t> features);
+  // BuildAndScan of a voting-parallel run (tree_learner_voting.cc): local
+  // histograms and gains, the vote, the elected features' histograms
+  // summed over ranks, then their scan on the global sums.
+  void VoteReduceAndScan(Leaf* built, Leaf* derived, bool scan_built,
+                         bool scan_derived, int threads,
+                         absl::Span<const int32_t> features);
+  // This rank's best gain of every feature of `features` for one leaf,
+  // from its local histogram and sums, into local_gain_[offset + f].
+  void LocalGains(const Leaf& leaf, const double* local_histogram,
+                  absl::Span<const int32_t> group, size_t offset);
+  // Sums over the leaf's documents on this rank.
+  NodeSums LocalSums(const Leaf& leaf, absl::Span<const float> gradients,
+                     absl::Span<const float> hessians) const;
   // Feature f's best split of `built` into *best_built (when scan_built),
   // and of `derived` after subtracting `built` from the parent's histogram
   // in derived_histogram (when scan_derived).
@@ -125,6 +158,17 @@ class TreeLearner {
   const BinnedDataset& data_;
   TreeLearnerConfig config_;
   bool distributed_ = false;
+  bool voting_ = false;  // distributed and ParallelSplits::kVoting
+  // Voting: the rules of the local vote (LightGBM's: minimum leaf sizes
+  // divided by the rank count), per-feature local gains and the ballot of
+  // both children ([0, F) built, [F, 2F) derived), the elected slots
+  // packed for one Sum, and the global histograms of both children.
+  SplitRules local_rules_;
+  std::vector<double> local_gain_;
+  std::vector<double> ballot_;
+  std::vector<double> packed_;
+  std::vector<double> global_built_;
+  std::vector<double> global_derived_;
   HistogramLayout layout_;
   HistogramBuilder builder_;
   std::vector<double> histograms_;   // num_leaves histograms

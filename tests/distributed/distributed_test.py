@@ -13,6 +13,10 @@ CASE is one of
   resume [-np N]                a run killed after half its trees and
                                 resumed (--resume) gives the uninterrupted
                                 run's test scores bit for bit
+  voting                        --tree_learner=voting: fewer bytes per
+                                iteration with a smaller --top_k, the same
+                                model twice, recorded in the artifact;
+                                single-process ignores it; bad values fail
   shard_cache                   --dataset_cache writes and then reads one
                                 cache per rank's byte range
   dying                         a rank killed mid-training fails the job,
@@ -320,6 +324,68 @@ def case_gam(bin_dir, work):
     print(f"PASS (worst {worst:.3g}; resumed -np 2 bit-identical)")
 
 
+def bytes_per_iteration(output):
+    for line in output.splitlines():
+        if line.startswith("distributed_bytes_sent_per_iteration="):
+            return float(line.split("=", 1)[1])
+    print(output)
+    raise SystemExit("FAIL: no distributed_bytes_sent_per_iteration line")
+
+
+def case_voting(bin_dir, work):
+    """Voting-parallel split finding (equality with data-parallel when every
+    feature is elected is the equality_plrank_tree_learner_voting_* cases)."""
+    train, valid, test = generate(bin_dir, work)
+    train_bin = str(bin_dir / "plrank-train")
+    sent = {}
+    test_scores = {}
+    for name, flags in (("data", ["--tree_learner=data"]),
+                        ("top2", ["--tree_learner=voting", "--top_k=2"]),
+                        ("top1", ["--tree_learner=voting", "--top_k=1"]),
+                        ("top1_again", ["--tree_learner=voting", "--top_k=1"])):
+        model = work / f"{name}.pb"
+        result = run(mpirun_command(3) + [train_bin] +
+                     train_flags(train, valid, model, flags))
+        sent[name] = bytes_per_iteration(result.stdout)
+        test_scores[name] = scores(bin_dir, model, test, work / f"{name}.scores")
+        print(f"{name}: {sent[name]:.0f} bytes sent per rank per iteration")
+    # 9 of the 12 features per tree (--feature_fraction=0.75): top_k = 2
+    # elects at most 4 per child, top_k = 1 at most 2, data-parallel sums
+    # all 12 features' slots of one child per split.
+    if not sent["top1"] < sent["top2"] < sent["data"]:
+        raise SystemExit(f"FAIL: bytes not top1 < top2 < data: {sent}")
+    if test_scores["top1"] != test_scores["top1_again"]:
+        raise SystemExit("FAIL: two voting runs gave different models")
+    if test_scores["top1"] == test_scores["data"]:
+        raise SystemExit("FAIL: top_k=1 of 9 features grew data-parallel's "
+                         "model exactly: was the vote skipped?")
+    recorded = (work / "top2.pb").read_bytes()
+    if b"tree_learner" not in recorded or b"voting" not in recorded:
+        raise SystemExit("FAIL: the artifact does not record tree_learner")
+    if b"tree_learner" in (work / "data.pb").read_bytes():
+        raise SystemExit("FAIL: the default tree_learner is recorded (models "
+                         "trained without it must keep their artifact)")
+    # Single-process: nothing to vote over, the same model as without it.
+    single = work / "single.pb"
+    run([train_bin] + train_flags(train, valid, single, []))
+    single_voting = work / "single-voting.pb"
+    run([train_bin] + train_flags(train, valid, single_voting,
+                                  ["--tree_learner=voting", "--top_k=1"]))
+    if (scores(bin_dir, single, test, work / "s.scores") !=
+            scores(bin_dir, single_voting, test, work / "sv.scores")):
+        raise SystemExit("FAIL: single-process training did not ignore "
+                         "--tree_learner=voting")
+    for flag, needle in (("--tree_learner=feature", "feature-parallel is not "
+                          "implemented"),
+                         ("--tree_learner=bogus", "is not one of data, voting"),
+                         ("--top_k=0", "top_k must be >= 1")):
+        model = work / "refused.pb"
+        result = run([train_bin] + train_flags(train, valid, model, [flag]),
+                     check=False)
+        expect_failure(result, model, [needle])
+    print("PASS")
+
+
 def case_shard_cache(bin_dir, work):
     train, valid, test = generate(bin_dir, work)
     cache_dir = work / "cache"
@@ -467,6 +533,8 @@ def main():
             case_resume(args.bin_dir, work, args.args)
         elif args.case == "gam":
             case_gam(args.bin_dir, work)
+        elif args.case == "voting":
+            case_voting(args.bin_dir, work)
         elif args.case == "shard_cache":
             case_shard_cache(args.bin_dir, work)
         elif args.case == "publish":

@@ -81,14 +81,35 @@ void MpiReducer::Sum(absl::Span<double> values) {
 }
 
 void MpiReducer::SumPiece(absl::Span<double> values) {
+  const int n = static_cast<int>(values.size());
+  const int p = size_;
+  // Small vectors (the root's sums, leaf statistics, the votes of
+  // --tree_learner=voting) are latency-bound: one allgather of every rank's
+  // whole vector (log2 P rounds in MPI's recursive doubling, where the
+  // reduce-scatter below makes P - 1 pairwise messages twice), then the
+  // same rank-order sum on every rank: the same bits as the large path.
+  // Each rank then sends n (P - 1) doubles instead of about 2 n: only
+  // worth it while n is tiny (8 KB: at 10 Gb/s 63 copies take 0.4 ms, the
+  // 120 messages saved about 3 ms at 25 us each).
+  constexpr int kSmallSumDoubles = 1024;
+  if (n <= kSmallSumDoubles) {
+    gathered_.resize(static_cast<size_t>(n) * p);
+    MPI_Allgather(values.data(), n, MPI_DOUBLE, gathered_.data(), n,
+                  MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i) {
+      double sum = gathered_[i];
+      for (int r = 1; r < p; ++r) sum += gathered_[static_cast<size_t>(r) * n + i];
+      values[i] = sum;
+    }
+    bytes_sent_ += static_cast<int64_t>(sizeof(double)) * n * (p - 1);
+    return;
+  }
   // Reduce-scatter then allgather (as a ring allreduce, and as LightGBM's
   // data-parallel learner reduce-scatters histograms by feature): rank r
   // owns block [n r / P, n (r+1) / P), receives every rank's copy of it
   // (MPI_Alltoallv), sums them in rank order, and the sums are gathered back
   // (MPI_Allgatherv). Each rank sends about 2 n (P-1) / P doubles whatever
   // P, and every element is r0 + r1 + ... + r(P-1) in that order.
-  const int n = static_cast<int>(values.size());
-  const int p = size_;
   counts_.resize(p);
   displacements_.resize(p);
   for (int r = 0; r < p; ++r) {

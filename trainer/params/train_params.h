@@ -34,6 +34,8 @@ enum class TrainParamGroup {
   kRun,         // every objective's (threads, seed, cut-offs)
   kOutput,      // where the results go and what is printed
   kClicks,      // learning from clicks; recorded only when not the default
+  kDistributed,  // how a distributed run finds splits (the booster's, like
+                 // kBooster); recorded only when not the default
 };
 
 enum class TrainParamType { kBool, kInt32, kUint64, kDouble, kString };
