@@ -24,7 +24,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clicks_bench import paired_t, per_query_ndcg, read_letor, read_scores  # noqa: E402
+from clicks_bench import (paired_t, per_query_ndcg, read_letor,  # noqa: E402
+                          read_scores, write_letor)
 
 DATA = pathlib.Path(os.environ.get("PLRANK_SHARED_DATA_DIR",
                                    pathlib.Path(__file__).resolve().parents[1].parent /
@@ -50,9 +51,17 @@ def folds(work, bin_dir):
         sets.append((name, features, [
             (out / f"Fold{k}" / "train.txt", out / f"Fold{k}" / "vali.txt",
              out / f"Fold{k}" / "test.txt") for k in range(1, 6)]))
-    example = DATA / "lightgbm-example"
+    # Its .query files become qid: fields: one file is split among the
+    # ranks at query starts, which needs a qid on every line.
+    example = work / "lightgbm-example"
+    for part in ("train", "test"):
+        target = pathlib.Path(f"{example}.{part}")
+        if not target.exists():
+            write_letor(str(target), read_letor(
+                str(DATA / "lightgbm-example" / f"rank.{part}")))
     sets.append(("LightGBM example", 300, [
-        (example / "rank.train", None, example / "rank.test")]))
+        (pathlib.Path(f"{example}.train"), None,
+         pathlib.Path(f"{example}.test"))]))
     prefix = work / "generated"
     if not pathlib.Path(f"{prefix}.test").exists():
         run([str(bin_dir / "plrank-datagen"), "--queries=1500", "--seed=11",
@@ -91,6 +100,8 @@ def main():
     parser.add_argument("--work_dir", required=True, type=pathlib.Path)
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--top_k", default="20,5,2")
+    parser.add_argument("--sets", default="",
+                        help="comma-separated set names (default: all)")
     args = parser.parse_args()
     if shutil.which("mpirun") is None:
         sys.exit("mpirun is not installed (openmpi-bin)")
@@ -102,7 +113,10 @@ def main():
                    f"top_k={k}: bytes / data's"]
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))
+    wanted = [name for name in args.sets.split(",") if name]
     for name, features, fold_list in folds(args.work_dir, args.bin_dir):
+        if wanted and not any(name.startswith(w) for w in wanted):
+            continue
         results = {}  # mode -> (per-query NDCG over folds, [bytes per fold])
         for mode in ["data"] + top_ks:
             flags = (["--tree_learner=data"] if mode == "data" else
