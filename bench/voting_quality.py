@@ -114,6 +114,7 @@ def main():
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))
     wanted = [name for name in args.sets.split(",") if name]
+    pooled = {mode: [] for mode in ["data"] + top_ks}
     for name, features, fold_list in folds(args.work_dir, args.bin_dir):
         if wanted and not any(name.startswith(w) for w in wanted):
             continue
@@ -123,7 +124,8 @@ def main():
                      ["--tree_learner=voting", f"--top_k={mode}"])
             ndcg, sent = [], []
             for i, (train, valid, test) in enumerate(fold_list):
-                model = args.work_dir / f"model-{abs(hash(name)) % 10**8}-{i}-{mode}.pb"
+                slug = "".join(c if c.isalnum() else "_" for c in name)
+                model = args.work_dir / f"model-{slug}-{i}-{mode}.pb"
                 fold_ndcg, fold_sent = train_and_score(
                     args.bin_dir, args.ranks, train, valid, test, model, flags)
                 ndcg += fold_ndcg
@@ -132,12 +134,22 @@ def main():
         data_ndcg, data_sent = results["data"]
         row = [name, str(features), str(len(data_ndcg)),
                f"{sum(data_ndcg) / len(data_ndcg):.4f}"]
+        for mode in pooled:
+            pooled[mode] += results[mode][0]
         for k in top_ks:
             ndcg, sent = results[k]
             difference, p = paired_t(ndcg, data_ndcg)
             row += [f"{difference:+.4f} ({p:.2g})",
                     f"{sent / data_sent:.2f}" if data_sent else "-"]
         print("| " + " | ".join(row) + " |", flush=True)
+    # Every test query of every set, paired the same way.
+    data_ndcg = pooled["data"]
+    row = ["all sets (pooled queries)", "", str(len(data_ndcg)),
+           f"{sum(data_ndcg) / len(data_ndcg):.4f}"]
+    for k in top_ks:
+        difference, p = paired_t(pooled[k], data_ndcg)
+        row += [f"{difference:+.4f} ({p:.2g})", ""]
+    print("| " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":
