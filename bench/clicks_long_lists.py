@@ -87,6 +87,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         mu = marginals_of(s, k, orders, sampled, rng, draws)
         exposure = [sum(m * e for m, e in zip(row, exam)) for row in mu]
         clicks, shown, seen = [0] * n, [0] * n, [0.0] * n
+        seen2 = [0.0] * n  # sum of theta^2: the Bernoulli part of Var c
         for session, order in enumerate(orders):
             rows, any_click = [], 0
             for r, i in enumerate(order):
@@ -95,6 +96,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
                 clicks[i] += click
                 shown[i] += 1
                 seen[i] += exam[r]
+                seen2[i] += exam[r] ** 2
                 any_click += click
                 rows.append((int(click), docs[i][1]))
             if any_click:
@@ -106,7 +108,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         log_expected += sessions * sum(exposure)
         if sum(clicks):
             pooled.append((qid, docs, clicks, shown, mu, seen,
-                           [sessions * x for x in exposure]))
+                           [sessions * x for x in exposure], seen2))
 
     wanted = wanted or [key for key, _ in SYSTEMS]
 
@@ -164,10 +166,29 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         which = 5 if den == "seen" else 6
         prior = log_clicks / (log_seen if den == "seen" else log_expected)
         path = os.path.join(runner.scratch, tag + f".{key}.txt")
-        cb.write_letor(path, [
-            (p[0], [(grade(c, e, a, g, prior, int("floor" in obj)), d[1])
-                    for d, c, e in zip(p[1], p[2], p[which])])
-            for p in pooled])
+        if a == "dm":
+            rows = dm_labels(runner, tag, key, pooled, g, prior)
+            cb.write_letor(path, rows)
+        elif isinstance(a, str):  # empirical Bayes: a Beta prior fitted
+            fits = ([beta_prior(p[2], p[5], p[7]) for p in pooled]
+                    if a == "ebq" else
+                    [beta_prior([c for p in pooled for c in p[2]],
+                                [e for p in pooled for e in p[5]],
+                                [e for p in pooled for e in p[7]])]
+                    * len(pooled))
+            everyone = "all" in obj
+            rows = [(p[0], [(eb_grade(c, e, m, b, g, everyone), d[1])
+                            for d, c, e in zip(p[1], p[2], p[5])])
+                    for p, (m, b) in zip(pooled, fits)]
+            sys.stderr.write(f"{tag}.{key}: prior m {fits[0][0]:.4g} "
+                             f"b {fits[0][1]:.4g}\n")
+            cb.write_letor(path, rows)
+        else:
+            cb.write_letor(path, [
+                (p[0], [(grade(c, e, a, g, prior, int("floor" in obj)), d[1])
+                        for d, c, e in zip(p[1], p[2], p[which])
+                        if e > 0 or "shown" not in obj])
+                for p in pooled])
         flags = []
         if os.path.exists(path + ".weight"):
             os.remove(path + ".weight")
@@ -194,6 +215,97 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
 REG_FLAGS = []  # --long_reg_flags: the trainer flags of the ":reg" systems
 
 
+def beta_prior(clicks, exposure, exposure2):
+    """Method-of-moments fit of a prior on the examined-click rate r
+    (mean m, variance v) over the documents with exposure e > 0: a click at
+    position j is Bernoulli(theta_j r), so over a document's impressions
+    E c = e m and Var c = e m - s (v + m^2) + e^2 v, s = sum theta_j^2:
+      m = sum c / sum e,
+      v = (sum (c - e m)^2 - m sum e + m^2 sum s) / sum (e^2 - s)
+    (a document shown once has e^2 = s and says nothing about v). As a Beta
+    prior its pseudo-exposure is b = m (1 - m) / v - 1, the posterior mean
+    (c + b m) / (e + b); v <= 0 (no spread beyond the click noise) gives
+    b = inf, every document the prior mean."""
+    rows = [(c, e, s) for c, e, s in zip(clicks, exposure, exposure2) if e > 0]
+    se = sum(e for _, e, _ in rows)
+    if not rows or se <= 0:
+        return 0.0, float("inf")
+    m = sum(c for c, _, _ in rows) / se
+    den = sum(e * e - s for _, e, s in rows)
+    v = ((sum((c - e * m) ** 2 for c, e, _ in rows) - m * se
+          + m * m * sum(s for _, _, s in rows)) / den) if den > 0 else 0.0
+    return m, (max(0.0, m * (1 - m) / v - 1) if v > 0 else float("inf"))
+
+
+def dm_labels(runner, tag, key, pooled, grades, prior, bins=20):
+    """Two stages: PLRank on the IPS grades (G, a = 0, REG_FLAGS) scores
+    the training candidates; its within-query rank, in `bins` quantiles,
+    gets the click rate sum c / sum e of its bin over every query (a direct
+    model of r from the features); the label is the posterior mean
+    (c + b m(d)) / (e + b) around that model, b fitted by moments to the
+    residual spread, for every candidate (unclicked and unshown too)."""
+    first = os.path.join(runner.scratch, f"{tag}.{key}.stage1.txt")
+    cb.write_letor(first, [(p[0], [(grade(c, e, 0, grades, prior), d[1])
+                                   for d, c, e in zip(p[1], p[2], p[5])])
+                           for p in pooled])
+    model = os.path.join(runner.scratch, f"{tag}.{key}.stage1.pb")
+    scores_path = model + ".scores"
+    runner.run([os.path.join(runner.bin, "plrank-train"), f"--train={first}",
+                f"--model_out={model}", f"--trees={runner.trees}",
+                f"--num_threads={runner.threads}", "--quiet", "--seed=1"]
+               + REG_FLAGS)
+    runner.run([os.path.join(runner.bin, "plrank-eval"), f"--model={model}",
+                f"--data={first}", f"--scores_out={scores_path}"])
+    scores = cb.read_scores(scores_path)
+    binned, at = [], 0
+    for p in pooled:
+        n = len(p[1])
+        s = scores[at:at + n]
+        at += n
+        order = sorted(range(n), key=lambda i: -s[i])
+        b = [0] * n
+        for rank, i in enumerate(order):
+            b[i] = rank * bins // n
+        binned.append(b)
+    num = [0.0] * bins
+    den = [0.0] * bins
+    for p, b in zip(pooled, binned):
+        for i, (c, e) in enumerate(zip(p[2], p[5])):
+            num[b[i]] += c
+            den[b[i]] += e
+    rate = [num[k] / den[k] if den[k] > 0 else prior for k in range(bins)]
+    # Residual spread of r around m(d): as beta_prior with m_d per document.
+    top = bottom = 0.0
+    for p, b in zip(pooled, binned):
+        for i, (c, e, s2) in enumerate(zip(p[2], p[5], p[7])):
+            if e > 0:
+                m = rate[b[i]]
+                top += (c - e * m) ** 2 - e * m + s2 * m * m
+                bottom += e * e - s2
+    v = top / bottom if bottom > 0 else 0.0
+    b_fit = max(0.0, prior * (1 - prior) / v - 1) if v > 0 else float("inf")
+    sys.stderr.write(f"{tag}.{key}: bins " +
+                     " ".join(f"{r:.3g}" for r in rate) + f"; b {b_fit:.4g}\n")
+    rows = []
+    for p, b in zip(pooled, binned):
+        row = []
+        for i, (d, c, e) in enumerate(zip(p[1], p[2], p[5])):
+            m = rate[b[i]]
+            r = m if math.isinf(b_fit) else (c + b_fit * m) / (e + b_fit)
+            row.append((int(grades * min(r, 1.0) + 0.5), d[1]))
+        rows.append((p[0], row))
+    return rows
+
+
+def eb_grade(c, e, m, b, grades, everyone):
+    """round(G min(1, posterior mean)); without `everyone` an unclicked
+    document stays 0 as in the other IPS grades."""
+    if c == 0 and not everyone:
+        return 0
+    r = m if math.isinf(b) else (c + b * m) / (e + b)
+    return int(grades * min(r, 1.0) + 0.5)
+
+
 def rhat_specs(args):
     """--long_rhat: DEN:G:A[:OBJ],... (DEN seen = the sessions' examination
     of d, mu = its expectation under the policy; G grades; A pseudo-exposure;
@@ -204,19 +316,21 @@ def rhat_specs(args):
     specs = []
     for part in filter(None, args.long_rhat.split(",")):
         den, g, a, *obj = part.split(":")
-        specs.append((den, int(g), float(a), obj[0] if obj else "pl"))
+        specs.append((den, int(g), a if a in ("eb", "ebq", "dm") else float(a),
+                      obj[0] if obj else "pl"))
     return specs
 
 
 def rhat_key(den, g, a, obj="pl"):
-    return f"rhat_{den}_g{g}_a{a:g}" + ("" if obj == "pl" else f"_{obj}")
+    a = a if isinstance(a, str) else f"{a:g}"
+    return f"rhat_{den}_g{g}_a{a}" + ("" if obj == "pl" else f"_{obj}")
 
 
 def all_systems(args):
     return SYSTEMS[:-1] + [
         (rhat_key(*spec), "all candidates, IPS relevance grades "
          f"({'observed' if spec[0] == 'seen' else 'expected'} exposure, "
-         f"G = {spec[1]}, a = {spec[2]:g}"
+         f"G = {spec[1]}, a = {spec[2] if isinstance(spec[2], str) else f'{spec[2]:g}'}"
          f"{'' if spec[3] == 'pl' else ', ' + (spec[3].replace('reg', ' ' + ' '.join(REG_FLAGS)).strip() if 'reg' in spec[3] else spec[3])})")
         for spec in rhat_specs(args)
     ] + SYSTEMS[-1:]
