@@ -166,8 +166,12 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         which = 5 if den == "seen" else 6
         prior = log_clicks / (log_seen if den == "seen" else log_expected)
         path = os.path.join(runner.scratch, tag + f".{key}.txt")
-        if a == "dm":
-            rows = dm_labels(runner, tag, key, pooled, g, prior)
+        if a == "ml":
+            rows = ml_labels(pooled, g, "all" in obj)
+            sys.stderr.write(f"{tag}.{key}: prior {ML_PRIOR[0]}\n")
+            cb.write_letor(path, rows)
+        elif a == "dm":
+            rows = dm_labels(runner, tag, key, pooled, g, prior, grade)
             cb.write_letor(path, rows)
         elif isinstance(a, str):  # empirical Bayes: a Beta prior fitted
             fits = ([beta_prior(p[2], p[5], p[7]) for p in pooled]
@@ -200,6 +204,15 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
                                               for e in p[which]])
         if "reg" in obj:
             flags = REG_FLAGS
+        if "ebw" in obj:
+            # The same labels, a clicked document weighted by the share of
+            # its posterior that is data, e / (e + b) (b: beta_prior's fit).
+            _, b = beta_prior([c for p in pooled for c in p[2]],
+                              [e for p in pooled for e in p[5]],
+                              [e for p in pooled for e in p[7]])
+            cb.write_lines(path + ".weight", [
+                f"{(e / (e + b) if c and not math.isinf(b) else 1.0):.6g}"
+                for p in pooled for c, e in zip(p[2], p[5])])
         res[key] = score(key, path, flags)
 
     path = os.path.join(runner.scratch, tag + ".shown_grades.txt")
@@ -237,26 +250,42 @@ def beta_prior(clicks, exposure, exposure2):
     return m, (max(0.0, m * (1 - m) / v - 1) if v > 0 else float("inf"))
 
 
-def dm_labels(runner, tag, key, pooled, grades, prior, bins=20):
-    """Two stages: PLRank on the IPS grades (G, a = 0, REG_FLAGS) scores
+def dm_labels(runner, tag, key, pooled, grades, prior, grade, bins=20,
+              folds=2):
+    """Two stages: PLRank on the IPS grades (G = 4, a = 0, REG_FLAGS) scores
     the training candidates; its within-query rank, in `bins` quantiles,
     gets the click rate sum c / sum e of its bin over every query (a direct
     model of r from the features); the label is the posterior mean
     (c + b m(d)) / (e + b) around that model, b fitted by moments to the
     residual spread, for every candidate (unclicked and unshown too)."""
-    first = os.path.join(runner.scratch, f"{tag}.{key}.stage1.txt")
-    cb.write_letor(first, [(p[0], [(grade(c, e, 0, grades, prior), d[1])
-                                   for d, c, e in zip(p[1], p[2], p[5])])
-                           for p in pooled])
-    model = os.path.join(runner.scratch, f"{tag}.{key}.stage1.pb")
-    scores_path = model + ".scores"
-    runner.run([os.path.join(runner.bin, "plrank-train"), f"--train={first}",
-                f"--model_out={model}", f"--trees={runner.trees}",
-                f"--num_threads={runner.threads}", "--quiet", "--seed=1"]
-               + REG_FLAGS)
-    runner.run([os.path.join(runner.bin, "plrank-eval"), f"--model={model}",
-                f"--data={first}", f"--scores_out={scores_path}"])
-    scores = cb.read_scores(scores_path)
+    # Cross-fitted: the model of one half of the queries scores the other
+    # half (in-sample, it would rank its own noise clicks first).
+    labelled = [(p[0], [(grade(c, e, 0, 4, prior), d[1])
+                        for d, c, e in zip(p[1], p[2], p[5])]) for p in pooled]
+    by_query = [None] * len(pooled)
+    for fold in range(folds):
+        fit = [q for i, q in enumerate(labelled) if i % folds != fold]
+        held = [i for i in range(len(labelled)) if i % folds == fold]
+        first = os.path.join(runner.scratch, f"{tag}.{key}.stage1.{fold}.txt")
+        other = first + ".held.txt"
+        cb.write_letor(first, fit)
+        cb.write_letor(other, [labelled[i] for i in held])
+        model = first + ".pb"
+        scores_path = model + ".scores"
+        runner.run([os.path.join(runner.bin, "plrank-train"),
+                    f"--train={first}", f"--model_out={model}",
+                    f"--trees={runner.trees}",
+                    f"--num_threads={runner.threads}", "--quiet", "--seed=1"]
+                   + REG_FLAGS)
+        runner.run([os.path.join(runner.bin, "plrank-eval"), f"--model={model}",
+                    f"--data={other}", f"--scores_out={scores_path}"])
+        fold_scores = cb.read_scores(scores_path)
+        at = 0
+        for i in held:
+            n = len(pooled[i][1])
+            by_query[i] = fold_scores[at:at + n]
+            at += n
+    scores = [x for q in by_query for x in q]
     binned, at = [], 0
     for p in pooled:
         n = len(p[1])
@@ -273,7 +302,26 @@ def dm_labels(runner, tag, key, pooled, grades, prior, bins=20):
         for i, (c, e) in enumerate(zip(p[2], p[5])):
             num[b[i]] += c
             den[b[i]] += e
-    rate = [num[k] / den[k] if den[k] > 0 else prior for k in range(bins)]
+    # Non-increasing in the rank (pool adjacent violators, weighted by the
+    # exposure); a bin never shown takes the rate of the bin above it.
+    blocks = []  # [clicks, exposure, bins]
+    for k in range(bins):
+        if den[k] <= 0:
+            continue
+        blocks.append([num[k], den[k], [k]])
+        while (len(blocks) > 1 and blocks[-2][0] / blocks[-2][1]
+               < blocks[-1][0] / blocks[-1][1]):
+            c, e, ks = blocks.pop()
+            blocks[-1][0] += c
+            blocks[-1][1] += e
+            blocks[-1][2] += ks
+    rate = [prior] * bins
+    for c, e, ks in blocks:
+        for k in ks:
+            rate[k] = c / e
+    for k in range(1, bins):
+        if den[k] <= 0:
+            rate[k] = rate[k - 1]
     # Residual spread of r around m(d): as beta_prior with m_d per document.
     top = bottom = 0.0
     for p, b in zip(pooled, binned):
@@ -297,6 +345,48 @@ def dm_labels(runner, tag, key, pooled, grades, prior, bins=20):
     return rows
 
 
+ML_PRIOR = [""]  # the last fitted grid prior, for the log
+
+
+def ml_labels(pooled, grades, everyone, points=41, rounds=300):
+    """Maximum marginal likelihood (NPMLE on a grid): the prior pi_k on
+    r in a grid of `points` rates in [0.01, 1] fitted by EM to every shown
+    document's (clicks c, exposure e) under c ~ Poisson(e r) (the
+    position-based model for small theta r), then the label
+    round(G E[r | c, e]) for a clicked document (every shown one with
+    `everyone`; 0 otherwise). A mixture prior keeps the bimodal shape of
+    click noise (r ~ eps) against relevant documents, which a Beta prior
+    smooths over."""
+    import numpy as np
+    grid = np.linspace(0.01, 1.0, points)
+    c = np.array([x for p in pooled for x in p[2]], dtype=float)
+    e = np.array([x for p in pooled for x in p[5]], dtype=float)
+    shown = e > 0
+    log_lik = (c[shown, None] * np.log(grid[None, :])
+               - e[shown, None] * grid[None, :])
+    log_lik -= log_lik.max(axis=1, keepdims=True)
+    lik = np.exp(log_lik)
+    pi = np.full(points, 1.0 / points)
+    for _ in range(rounds):
+        post = lik * pi
+        post /= post.sum(axis=1, keepdims=True)
+        pi = post.mean(axis=0)
+    post = lik * pi
+    post /= post.sum(axis=1, keepdims=True)
+    mean = np.zeros(len(c))
+    mean[shown] = post @ grid
+    ML_PRIOR[0] = " ".join(f"{r:.2f}:{w:.3f}" for r, w in zip(grid, pi)
+                           if w > 0.01)
+    labels = [int(grades * r + 0.5) if (x > 0 or (everyone and y > 0)) else 0
+              for r, x, y in zip(mean, c, e)]
+    rows, at = [], 0
+    for p in pooled:
+        n = len(p[1])
+        rows.append((p[0], [(l, d[1]) for l, d in zip(labels[at:at + n], p[1])]))
+        at += n
+    return rows
+
+
 def eb_grade(c, e, m, b, grades, everyone):
     """round(G min(1, posterior mean)); without `everyone` an unclicked
     document stays 0 as in the other IPS grades."""
@@ -316,7 +406,7 @@ def rhat_specs(args):
     specs = []
     for part in filter(None, args.long_rhat.split(",")):
         den, g, a, *obj = part.split(":")
-        specs.append((den, int(g), a if a in ("eb", "ebq", "dm") else float(a),
+        specs.append((den, int(g), a if a in ("eb", "ebq", "dm", "ml") else float(a),
                       obj[0] if obj else "pl"))
     return specs
 
