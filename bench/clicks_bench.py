@@ -440,6 +440,9 @@ def main():
     ap.add_argument("--long_reg_flags", default="",
                     help="trainer flags of the --long_rhat systems marked "
                     ":reg, e.g. '--min_data_in_leaf=100 --leaves=15'")
+    ap.add_argument("--long_reg_sets", default="",
+                    help="';'-separated trainer flag sets of the --long_rhat "
+                    "systems marked :reg1, :reg2, ...")
     ap.add_argument("--max_ips_weight", type=float, default=20)
     args = ap.parse_args()
     rng = random.Random(args.seed)

@@ -204,6 +204,18 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
                                               for e in p[which]])
         if "reg" in obj:
             flags = REG_FLAGS
+            tail = obj.split("reg", 1)[1]
+            if tail.isdigit():  # regN: the N-th set of --long_reg_sets
+                flags = REG_SETS[int(tail) - 1]
+            elif tail == "x":
+                # A leaf holds about EXAMS_PER_LEAF examinations: documents
+                # per leaf = that over the mean observed exposure.
+                seen_all = [e for p in pooled for e in p[5]]
+                mean_e = sum(seen_all) / len(seen_all)
+                flags = [f for f in REG_FLAGS if "min_data_in_leaf" not in f]
+                flags.append("--min_data_in_leaf="
+                             f"{max(20, round(EXAMS_PER_LEAF / mean_e))}")
+                sys.stderr.write(f"{tag}.{key}: {flags}\n")
         if "ebw" in obj:
             # The same labels, a clicked document weighted by the share of
             # its posterior that is data, e / (e + b) (b: beta_prior's fit).
@@ -226,6 +238,8 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
 
 
 REG_FLAGS = []  # --long_reg_flags: the trainer flags of the ":reg" systems
+REG_SETS = []  # --long_reg_sets: flags of ":reg1", ":reg2", ...
+EXAMS_PER_LEAF = 300  # ":regx": examinations per leaf
 
 
 def beta_prior(clicks, exposure, exposure2):
@@ -442,6 +456,7 @@ def long_list_case(runner, args, report, flush):
     """Runs every (logging, sessions) setting on one generated set per seed
     and writes the tables into `report` (flush() after every setting)."""
     REG_FLAGS[:] = args.long_reg_flags.split()
+    REG_SETS[:] = [x.split() for x in args.long_reg_sets.split(";") if x]
     seeds = [int(x) for x in args.long_seeds.split(",")]
     betas = [float(x) for x in args.long_betas.split(",")]
     session_counts = [int(x) for x in args.long_sessions.split(",")]
