@@ -231,6 +231,15 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
     cb.write_letor(path, [(qid, [d for d, sh in zip(docs, shown) if sh])
                           for qid, docs, _, shown, *_ in pooled])
     res["shown_grades"] = score("shown_grades", path, [])
+    # Diagnostics of the gap: the bound trained with --long_reg_flags, and
+    # every candidate with the true grade if shown, 0 if not (the pooled
+    # lists with noise-free labels), with --long_reg_flags.
+    res["shown_grades_reg"] = score("shown_grades_reg", path, REG_FLAGS)
+    path = os.path.join(runner.scratch, tag + ".true_shown_all.txt")
+    cb.write_letor(path, [(qid, [(d[0] if sh else 0, d[1])
+                                 for d, sh in zip(docs, shown)])
+                          for qid, docs, _, shown, *_ in pooled])
+    res["true_shown_all_reg"] = score("true_shown_all_reg", path, REG_FLAGS)
     candidates = sum(len(docs) for _, docs, *_ in pooled)
     coverage = sum(1 for _, _, _, sh, *_ in pooled for x in sh if x) / candidates
     res = {key: v for key, v in res.items() if v is not None}
@@ -430,12 +439,35 @@ def rhat_key(den, g, a, obj="pl"):
     return f"rhat_{den}_g{g}_a{a}" + ("" if obj == "pl" else f"_{obj}")
 
 
+def obj_text(obj):
+    """The table's words for a --long_rhat OBJ."""
+    if obj == "pl":
+        return ""
+    if "reg" not in obj:
+        return ", " + obj
+    head, tail = obj.split("reg", 1)
+    flags = (REG_SETS[int(tail) - 1] if tail.isdigit() and
+             int(tail) <= len(REG_SETS) else REG_FLAGS)
+    if tail == "x":
+        flags = [f for f in REG_FLAGS if "min_data_in_leaf" not in f] + [
+            f"--min_data_in_leaf={EXAMS_PER_LEAF} / mean exposure"]
+    return ", " + " ".join(([head] if head else []) + flags)
+
+
+# Run only when named in --long_systems (diagnostics of the remaining gap).
+DIAGNOSTICS = [
+    ("shown_grades_reg", "true grades of the shown documents, --long_reg_flags"),
+    ("true_shown_all_reg", "all candidates, true grade if shown, 0 if not, "
+     "--long_reg_flags"),
+]
+
+
 def all_systems(args):
-    return SYSTEMS[:-1] + [
+    return SYSTEMS[:-1] + DIAGNOSTICS + [
         (rhat_key(*spec), "all candidates, IPS relevance grades "
          f"({'observed' if spec[0] == 'seen' else 'expected'} exposure, "
          f"G = {spec[1]}, a = {spec[2] if isinstance(spec[2], str) else f'{spec[2]:g}'}"
-         f"{'' if spec[3] == 'pl' else ', ' + (spec[3].replace('reg', ' ' + ' '.join(REG_FLAGS)).strip() if 'reg' in spec[3] else spec[3])})")
+         f"{obj_text(spec[3])})")
         for spec in rhat_specs(args)
     ] + SYSTEMS[-1:]
 
