@@ -436,7 +436,9 @@ def main():
                     help="IPS relevance-grade systems DEN:G:A,...: label = "
                     "round(G min(1, (clicks + A prior) / (exposure + A))), "
                     "DEN seen (the sessions' examination of the document) "
-                    "or mu (its expectation under the logging policy)")
+                    "or mu (its expectation under the logging policy); A "
+                    "eb, ebq, ml or dm fits a prior instead (see "
+                    "clicks_long_lists.rhat_specs)")
     ap.add_argument("--long_reg_flags", default="",
                     help="trainer flags of the --long_rhat systems marked "
                     ":reg, e.g. '--min_data_in_leaf=100 --leaves=15'")

@@ -421,11 +421,18 @@ def eb_grade(c, e, m, b, grades, everyone):
 
 def rhat_specs(args):
     """--long_rhat: DEN:G:A[:OBJ],... (DEN seen = the sessions' examination
-    of d, mu = its expectation under the policy; G grades; A pseudo-exposure;
-    OBJ pl (default), floor (a clicked document gets at least grade 1),
-    mart2w (pointwise squared loss to r weighted by the exposure), reg
-    (PLRank with --long_reg_flags), floorreg (both; seen:1:0:floorreg is
-    the naive all-candidates labels with --long_reg_flags))."""
+    of d, mu = its expectation under the policy; G grades; A pseudo-exposure,
+    or a fitted prior on the observed exposure: eb (beta_prior over every
+    query), ebq (one per query), ml (ml_labels' grid NPMLE), dm (dm_labels'
+    cross-fitted direct model); OBJ pl (default), floor (a clicked document
+    gets at least grade 1), mart2w (pointwise squared loss to r weighted by
+    the exposure), shown (unshown candidates left out), all (eb, ml: the
+    posterior label for unclicked documents too), ebw (clicked documents
+    weighted e / (e + b)), reg (PLRank with --long_reg_flags), regN (with
+    the N-th of --long_reg_sets), regx (--long_reg_flags with
+    min_data_in_leaf = EXAMS_PER_LEAF / the mean exposure), and
+    combinations such as floorreg (seen:1:0:floorreg is the naive
+    all-candidates labels with --long_reg_flags))."""
     specs = []
     for part in filter(None, args.long_rhat.split(",")):
         den, g, a, *obj = part.split(":")
