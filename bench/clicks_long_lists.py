@@ -108,7 +108,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         log_expected += sessions * sum(exposure)
         if sum(clicks):
             pooled.append((qid, docs, clicks, shown, mu, seen,
-                           [sessions * x for x in exposure], seen2))
+                           [sessions * x for x in exposure], seen2, s))
 
     wanted = wanted or [key for key, _ in SYSTEMS]
 
@@ -166,7 +166,11 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         which = 5 if den == "seen" else 6
         prior = log_clicks / (log_seen if den == "seen" else log_expected)
         path = os.path.join(runner.scratch, tag + f".{key}.txt")
-        if a == "ml":
+        if a == "lg":
+            rows = logger_prior_labels(pooled, g, prior, "all" in obj)
+            sys.stderr.write(f"{tag}.{key}: {LG_PRIOR[0]}\n")
+            cb.write_letor(path, rows)
+        elif a == "ml":
             rows = ml_labels(pooled, g, "all" in obj)
             sys.stderr.write(f"{tag}.{key}: prior {ML_PRIOR[0]}\n")
             cb.write_letor(path, rows)
@@ -368,6 +372,79 @@ def dm_labels(runner, tag, key, pooled, grades, prior, grade, bins=20,
     return rows
 
 
+LG_PRIOR = [""]  # the last logging-ranker prior, for the log
+
+
+def isotonic_bins(num, den, prior):
+    """Non-increasing rates num / den over the bins (pool adjacent
+    violators weighted by den); a bin without exposure takes the rate of
+    the bin above it."""
+    bins = len(num)
+    blocks = []
+    for k in range(bins):
+        if den[k] <= 0:
+            continue
+        blocks.append([num[k], den[k], [k]])
+        while (len(blocks) > 1 and blocks[-2][0] / blocks[-2][1]
+               < blocks[-1][0] / blocks[-1][1]):
+            c, e, ks = blocks.pop()
+            blocks[-1][0] += c
+            blocks[-1][1] += e
+            blocks[-1][2] += ks
+    rate = [prior] * bins
+    for c, e, ks in blocks:
+        for k in ks:
+            rate[k] = c / e
+    for k in range(1, bins):
+        if den[k] <= 0:
+            rate[k] = rate[k - 1]
+    return rate
+
+
+def logger_prior_labels(pooled, grades, prior, everyone, bins=20):
+    """Direct model = the logging ranker (its scores are in the impression
+    log, and it was not fitted to these clicks): m(d) = the isotonic click
+    rate of d's within-query rank bin under the logger, over the whole log;
+    label round(G (c + b m(d)) / (e + b)), b fitted by moments to the
+    spread of r around m (as beta_prior), for a clicked document (every
+    candidate with `everyone`, unshown ones m(d))."""
+    binned = []
+    for p in pooled:
+        n = len(p[1])
+        order = sorted(range(n), key=lambda i: -p[8][i])
+        b = [0] * n
+        for rank, i in enumerate(order):
+            b[i] = rank * bins // n
+        binned.append(b)
+    num, den = [0.0] * bins, [0.0] * bins
+    for p, b in zip(pooled, binned):
+        for i, (c, e) in enumerate(zip(p[2], p[5])):
+            num[b[i]] += c
+            den[b[i]] += e
+    rate = isotonic_bins(num, den, prior)
+    top = bottom = 0.0
+    for p, b in zip(pooled, binned):
+        for i, (c, e, s2) in enumerate(zip(p[2], p[5], p[7])):
+            if e > 0:
+                m = rate[b[i]]
+                top += (c - e * m) ** 2 - e * m + s2 * m * m
+                bottom += e * e - s2
+    v = top / bottom if bottom > 0 else 0.0
+    b_fit = max(0.0, prior * (1 - prior) / v - 1) if v > 0 else float("inf")
+    LG_PRIOR[0] = ("bins " + " ".join(f"{r:.3g}" for r in rate) +
+                   f"; b {b_fit:.4g}")
+    rows = []
+    for p, b in zip(pooled, binned):
+        row = []
+        for i, (d, c, e) in enumerate(zip(p[1], p[2], p[5])):
+            m = rate[b[i]]
+            r = m if math.isinf(b_fit) else (c + b_fit * m) / (e + b_fit)
+            label = int(grades * min(r, 1.0) + 0.5) if (c or everyone) else 0
+            row.append((label, d[1]))
+        rows.append((p[0], row))
+    return rows
+
+
 ML_PRIOR = [""]  # the last fitted grid prior, for the log
 
 
@@ -436,7 +513,7 @@ def rhat_specs(args):
     specs = []
     for part in filter(None, args.long_rhat.split(",")):
         den, g, a, *obj = part.split(":")
-        specs.append((den, int(g), a if a in ("eb", "ebq", "dm", "ml") else float(a),
+        specs.append((den, int(g), a if a in ("eb", "ebq", "dm", "ml", "lg") else float(a),
                       obj[0] if obj else "pl"))
     return specs
 
