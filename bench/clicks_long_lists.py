@@ -557,8 +557,10 @@ def all_systems(args):
 
 
 def systems(args):
+    diagnostics = {key for key, _ in DIAGNOSTICS}
     return (args.long_systems.split(",") if args.long_systems
-            else [key for key, _ in all_systems(args)])
+            else [key for key, _ in all_systems(args)
+                  if key not in diagnostics])
 
 
 def spread(values):
