@@ -329,26 +329,7 @@ def dm_labels(runner, tag, key, pooled, grades, prior, grade, bins=20,
         for i, (c, e) in enumerate(zip(p[2], p[5])):
             num[b[i]] += c
             den[b[i]] += e
-    # Non-increasing in the rank (pool adjacent violators, weighted by the
-    # exposure); a bin never shown takes the rate of the bin above it.
-    blocks = []  # [clicks, exposure, bins]
-    for k in range(bins):
-        if den[k] <= 0:
-            continue
-        blocks.append([num[k], den[k], [k]])
-        while (len(blocks) > 1 and blocks[-2][0] / blocks[-2][1]
-               < blocks[-1][0] / blocks[-1][1]):
-            c, e, ks = blocks.pop()
-            blocks[-1][0] += c
-            blocks[-1][1] += e
-            blocks[-1][2] += ks
-    rate = [prior] * bins
-    for c, e, ks in blocks:
-        for k in ks:
-            rate[k] = c / e
-    for k in range(1, bins):
-        if den[k] <= 0:
-            rate[k] = rate[k - 1]
+    rate = isotonic_bins(num, den, prior)  # non-increasing in the rank
     # Residual spread of r around m(d): as beta_prior with m_d per document.
     top = bottom = 0.0
     for p, b in zip(pooled, binned):
