@@ -436,10 +436,15 @@ def main():
                     help="IPS relevance-grade systems DEN:G:A,...: label = "
                     "round(G min(1, (clicks + A prior) / (exposure + A))), "
                     "DEN seen (the sessions' examination of the document) "
-                    "or mu (its expectation under the logging policy)")
+                    "or mu (its expectation under the logging policy); A "
+                    "eb, ebq, ml or dm fits a prior instead (see "
+                    "clicks_long_lists.rhat_specs)")
     ap.add_argument("--long_reg_flags", default="",
                     help="trainer flags of the --long_rhat systems marked "
                     ":reg, e.g. '--min_data_in_leaf=100 --leaves=15'")
+    ap.add_argument("--long_reg_sets", default="",
+                    help="';'-separated trainer flag sets of the --long_rhat "
+                    "systems marked :reg1, :reg2, ...")
     ap.add_argument("--max_ips_weight", type=float, default=20)
     args = ap.parse_args()
     rng = random.Random(args.seed)

@@ -87,6 +87,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         mu = marginals_of(s, k, orders, sampled, rng, draws)
         exposure = [sum(m * e for m, e in zip(row, exam)) for row in mu]
         clicks, shown, seen = [0] * n, [0] * n, [0.0] * n
+        seen2 = [0.0] * n  # sum of theta^2: the Bernoulli part of Var c
         for session, order in enumerate(orders):
             rows, any_click = [], 0
             for r, i in enumerate(order):
@@ -95,6 +96,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
                 clicks[i] += click
                 shown[i] += 1
                 seen[i] += exam[r]
+                seen2[i] += exam[r] ** 2
                 any_click += click
                 rows.append((int(click), docs[i][1]))
             if any_click:
@@ -106,7 +108,7 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         log_expected += sessions * sum(exposure)
         if sum(clicks):
             pooled.append((qid, docs, clicks, shown, mu, seen,
-                           [sessions * x for x in exposure]))
+                           [sessions * x for x in exposure], seen2, s))
 
     wanted = wanted or [key for key, _ in SYSTEMS]
 
@@ -164,10 +166,37 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
         which = 5 if den == "seen" else 6
         prior = log_clicks / (log_seen if den == "seen" else log_expected)
         path = os.path.join(runner.scratch, tag + f".{key}.txt")
-        cb.write_letor(path, [
-            (p[0], [(grade(c, e, a, g, prior, int("floor" in obj)), d[1])
-                    for d, c, e in zip(p[1], p[2], p[which])])
-            for p in pooled])
+        if a == "lg":
+            rows = logger_prior_labels(pooled, g, prior, "all" in obj)
+            sys.stderr.write(f"{tag}.{key}: {LG_PRIOR[0]}\n")
+            cb.write_letor(path, rows)
+        elif a == "ml":
+            rows = ml_labels(pooled, g, "all" in obj)
+            sys.stderr.write(f"{tag}.{key}: prior {ML_PRIOR[0]}\n")
+            cb.write_letor(path, rows)
+        elif a == "dm":
+            rows = dm_labels(runner, tag, key, pooled, g, prior, grade)
+            cb.write_letor(path, rows)
+        elif isinstance(a, str):  # empirical Bayes: a Beta prior fitted
+            fits = ([beta_prior(p[2], p[5], p[7]) for p in pooled]
+                    if a == "ebq" else
+                    [beta_prior([c for p in pooled for c in p[2]],
+                                [e for p in pooled for e in p[5]],
+                                [e for p in pooled for e in p[7]])]
+                    * len(pooled))
+            everyone = "all" in obj
+            rows = [(p[0], [(eb_grade(c, e, m, b, g, everyone), d[1])
+                            for d, c, e in zip(p[1], p[2], p[5])])
+                    for p, (m, b) in zip(pooled, fits)]
+            sys.stderr.write(f"{tag}.{key}: prior m {fits[0][0]:.4g} "
+                             f"b {fits[0][1]:.4g}\n")
+            cb.write_letor(path, rows)
+        else:
+            cb.write_letor(path, [
+                (p[0], [(grade(c, e, a, g, prior, int("floor" in obj)), d[1])
+                        for d, c, e in zip(p[1], p[2], p[which])
+                        if e > 0 or "shown" not in obj])
+                for p in pooled])
         flags = []
         if os.path.exists(path + ".weight"):
             os.remove(path + ".weight")
@@ -179,12 +208,42 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
                                               for e in p[which]])
         if "reg" in obj:
             flags = REG_FLAGS
+            tail = obj.split("reg", 1)[1]
+            if tail.isdigit():  # regN: the N-th set of --long_reg_sets
+                flags = REG_SETS[int(tail) - 1]
+            elif tail == "x":
+                # A leaf holds about EXAMS_PER_LEAF examinations: documents
+                # per leaf = that over the mean observed exposure.
+                seen_all = [e for p in pooled for e in p[5]]
+                mean_e = sum(seen_all) / len(seen_all)
+                flags = [f for f in REG_FLAGS if "min_data_in_leaf" not in f]
+                flags.append("--min_data_in_leaf="
+                             f"{max(20, round(EXAMS_PER_LEAF / mean_e))}")
+                sys.stderr.write(f"{tag}.{key}: {flags}\n")
+        if "ebw" in obj:
+            # The same labels, a clicked document weighted by the share of
+            # its posterior that is data, e / (e + b) (b: beta_prior's fit).
+            _, b = beta_prior([c for p in pooled for c in p[2]],
+                              [e for p in pooled for e in p[5]],
+                              [e for p in pooled for e in p[7]])
+            cb.write_lines(path + ".weight", [
+                f"{(e / (e + b) if c and not math.isinf(b) else 1.0):.6g}"
+                for p in pooled for c, e in zip(p[2], p[5])])
         res[key] = score(key, path, flags)
 
     path = os.path.join(runner.scratch, tag + ".shown_grades.txt")
     cb.write_letor(path, [(qid, [d for d, sh in zip(docs, shown) if sh])
                           for qid, docs, _, shown, *_ in pooled])
     res["shown_grades"] = score("shown_grades", path, [])
+    # Diagnostics of the gap: the bound trained with --long_reg_flags, and
+    # every candidate with the true grade if shown, 0 if not (the pooled
+    # lists with noise-free labels), with --long_reg_flags.
+    res["shown_grades_reg"] = score("shown_grades_reg", path, REG_FLAGS)
+    path = os.path.join(runner.scratch, tag + ".true_shown_all.txt")
+    cb.write_letor(path, [(qid, [(d[0] if sh else 0, d[1])
+                                 for d, sh in zip(docs, shown)])
+                          for qid, docs, _, shown, *_ in pooled])
+    res["true_shown_all_reg"] = score("true_shown_all_reg", path, REG_FLAGS)
     candidates = sum(len(docs) for _, docs, *_ in pooled)
     coverage = sum(1 for _, _, _, sh, *_ in pooled for x in sh if x) / candidates
     res = {key: v for key, v in res.items() if v is not None}
@@ -192,39 +251,297 @@ def one_setting(runner, tag, train_q, test_q, flat_test, log_scores, sampled,
 
 
 REG_FLAGS = []  # --long_reg_flags: the trainer flags of the ":reg" systems
+REG_SETS = []  # --long_reg_sets: flags of ":reg1", ":reg2", ...
+EXAMS_PER_LEAF = 300  # ":regx": examinations per leaf
+
+
+def beta_prior(clicks, exposure, exposure2):
+    """Method-of-moments fit of a prior on the examined-click rate r
+    (mean m, variance v) over the documents with exposure e > 0: a click at
+    position j is Bernoulli(theta_j r), so over a document's impressions
+    E c = e m and Var c = e m - s (v + m^2) + e^2 v, s = sum theta_j^2:
+      m = sum c / sum e,
+      v = (sum (c - e m)^2 - m sum e + m^2 sum s) / sum (e^2 - s)
+    (a document shown once has e^2 = s and says nothing about v). As a Beta
+    prior its pseudo-exposure is b = m (1 - m) / v - 1, the posterior mean
+    (c + b m) / (e + b); v <= 0 (no spread beyond the click noise) gives
+    b = inf, every document the prior mean."""
+    rows = [(c, e, s) for c, e, s in zip(clicks, exposure, exposure2) if e > 0]
+    se = sum(e for _, e, _ in rows)
+    if not rows or se <= 0:
+        return 0.0, float("inf")
+    m = sum(c for c, _, _ in rows) / se
+    den = sum(e * e - s for _, e, s in rows)
+    v = ((sum((c - e * m) ** 2 for c, e, _ in rows) - m * se
+          + m * m * sum(s for _, _, s in rows)) / den) if den > 0 else 0.0
+    return m, (max(0.0, m * (1 - m) / v - 1) if v > 0 else float("inf"))
+
+
+def dm_labels(runner, tag, key, pooled, grades, prior, grade, bins=20,
+              folds=2):
+    """Two stages: PLRank on the IPS grades (G = 4, a = 0, REG_FLAGS) scores
+    the training candidates; its within-query rank, in `bins` quantiles,
+    gets the click rate sum c / sum e of its bin over every query (a direct
+    model of r from the features); the label is the posterior mean
+    (c + b m(d)) / (e + b) around that model, b fitted by moments to the
+    residual spread, for every candidate (unclicked and unshown too)."""
+    # Cross-fitted: the model of one half of the queries scores the other
+    # half (in-sample, it would rank its own noise clicks first).
+    labelled = [(p[0], [(grade(c, e, 0, 4, prior), d[1])
+                        for d, c, e in zip(p[1], p[2], p[5])]) for p in pooled]
+    by_query = [None] * len(pooled)
+    for fold in range(folds):
+        fit = [q for i, q in enumerate(labelled) if i % folds != fold]
+        held = [i for i in range(len(labelled)) if i % folds == fold]
+        first = os.path.join(runner.scratch, f"{tag}.{key}.stage1.{fold}.txt")
+        other = first + ".held.txt"
+        cb.write_letor(first, fit)
+        cb.write_letor(other, [labelled[i] for i in held])
+        model = first + ".pb"
+        scores_path = model + ".scores"
+        runner.run([os.path.join(runner.bin, "plrank-train"),
+                    f"--train={first}", f"--model_out={model}",
+                    f"--trees={runner.trees}",
+                    f"--num_threads={runner.threads}", "--quiet", "--seed=1"]
+                   + REG_FLAGS)
+        runner.run([os.path.join(runner.bin, "plrank-eval"), f"--model={model}",
+                    f"--data={other}", f"--scores_out={scores_path}"])
+        fold_scores = cb.read_scores(scores_path)
+        at = 0
+        for i in held:
+            n = len(pooled[i][1])
+            by_query[i] = fold_scores[at:at + n]
+            at += n
+    scores = [x for q in by_query for x in q]
+    binned, at = [], 0
+    for p in pooled:
+        n = len(p[1])
+        s = scores[at:at + n]
+        at += n
+        order = sorted(range(n), key=lambda i: -s[i])
+        b = [0] * n
+        for rank, i in enumerate(order):
+            b[i] = rank * bins // n
+        binned.append(b)
+    num = [0.0] * bins
+    den = [0.0] * bins
+    for p, b in zip(pooled, binned):
+        for i, (c, e) in enumerate(zip(p[2], p[5])):
+            num[b[i]] += c
+            den[b[i]] += e
+    rate = isotonic_bins(num, den, prior)  # non-increasing in the rank
+    # Residual spread of r around m(d): as beta_prior with m_d per document.
+    top = bottom = 0.0
+    for p, b in zip(pooled, binned):
+        for i, (c, e, s2) in enumerate(zip(p[2], p[5], p[7])):
+            if e > 0:
+                m = rate[b[i]]
+                top += (c - e * m) ** 2 - e * m + s2 * m * m
+                bottom += e * e - s2
+    v = top / bottom if bottom > 0 else 0.0
+    b_fit = max(0.0, prior * (1 - prior) / v - 1) if v > 0 else float("inf")
+    sys.stderr.write(f"{tag}.{key}: bins " +
+                     " ".join(f"{r:.3g}" for r in rate) + f"; b {b_fit:.4g}\n")
+    rows = []
+    for p, b in zip(pooled, binned):
+        row = []
+        for i, (d, c, e) in enumerate(zip(p[1], p[2], p[5])):
+            m = rate[b[i]]
+            r = m if math.isinf(b_fit) else (c + b_fit * m) / (e + b_fit)
+            row.append((int(grades * min(r, 1.0) + 0.5), d[1]))
+        rows.append((p[0], row))
+    return rows
+
+
+LG_PRIOR = [""]  # the last logging-ranker prior, for the log
+
+
+def isotonic_bins(num, den, prior):
+    """Non-increasing rates num / den over the bins (pool adjacent
+    violators weighted by den); a bin without exposure takes the rate of
+    the bin above it."""
+    bins = len(num)
+    blocks = []
+    for k in range(bins):
+        if den[k] <= 0:
+            continue
+        blocks.append([num[k], den[k], [k]])
+        while (len(blocks) > 1 and blocks[-2][0] / blocks[-2][1]
+               < blocks[-1][0] / blocks[-1][1]):
+            c, e, ks = blocks.pop()
+            blocks[-1][0] += c
+            blocks[-1][1] += e
+            blocks[-1][2] += ks
+    rate = [prior] * bins
+    for c, e, ks in blocks:
+        for k in ks:
+            rate[k] = c / e
+    for k in range(1, bins):
+        if den[k] <= 0:
+            rate[k] = rate[k - 1]
+    return rate
+
+
+def logger_prior_labels(pooled, grades, prior, everyone, bins=20):
+    """Direct model = the logging ranker (its scores are in the impression
+    log, and it was not fitted to these clicks): m(d) = the isotonic click
+    rate of d's within-query rank bin under the logger, over the whole log;
+    label round(G (c + b m(d)) / (e + b)), b fitted by moments to the
+    spread of r around m (as beta_prior), for a clicked document (every
+    candidate with `everyone`, unshown ones m(d))."""
+    binned = []
+    for p in pooled:
+        n = len(p[1])
+        order = sorted(range(n), key=lambda i: -p[8][i])
+        b = [0] * n
+        for rank, i in enumerate(order):
+            b[i] = rank * bins // n
+        binned.append(b)
+    num, den = [0.0] * bins, [0.0] * bins
+    for p, b in zip(pooled, binned):
+        for i, (c, e) in enumerate(zip(p[2], p[5])):
+            num[b[i]] += c
+            den[b[i]] += e
+    rate = isotonic_bins(num, den, prior)
+    top = bottom = 0.0
+    for p, b in zip(pooled, binned):
+        for i, (c, e, s2) in enumerate(zip(p[2], p[5], p[7])):
+            if e > 0:
+                m = rate[b[i]]
+                top += (c - e * m) ** 2 - e * m + s2 * m * m
+                bottom += e * e - s2
+    v = top / bottom if bottom > 0 else 0.0
+    b_fit = max(0.0, prior * (1 - prior) / v - 1) if v > 0 else float("inf")
+    LG_PRIOR[0] = ("bins " + " ".join(f"{r:.3g}" for r in rate) +
+                   f"; b {b_fit:.4g}")
+    rows = []
+    for p, b in zip(pooled, binned):
+        row = []
+        for i, (d, c, e) in enumerate(zip(p[1], p[2], p[5])):
+            m = rate[b[i]]
+            r = m if math.isinf(b_fit) else (c + b_fit * m) / (e + b_fit)
+            label = int(grades * min(r, 1.0) + 0.5) if (c or everyone) else 0
+            row.append((label, d[1]))
+        rows.append((p[0], row))
+    return rows
+
+
+ML_PRIOR = [""]  # the last fitted grid prior, for the log
+
+
+def ml_labels(pooled, grades, everyone, points=41, rounds=300):
+    """Maximum marginal likelihood (NPMLE on a grid): the prior pi_k on
+    r in a grid of `points` rates in [0.01, 1] fitted by EM to every shown
+    document's (clicks c, exposure e) under c ~ Poisson(e r) (the
+    position-based model for small theta r), then the label
+    round(G E[r | c, e]) for a clicked document (every shown one with
+    `everyone`; 0 otherwise). A mixture prior keeps the bimodal shape of
+    click noise (r ~ eps) against relevant documents, which a Beta prior
+    smooths over."""
+    import numpy as np
+    grid = np.linspace(0.01, 1.0, points)
+    c = np.array([x for p in pooled for x in p[2]], dtype=float)
+    e = np.array([x for p in pooled for x in p[5]], dtype=float)
+    shown = e > 0
+    log_lik = (c[shown, None] * np.log(grid[None, :])
+               - e[shown, None] * grid[None, :])
+    log_lik -= log_lik.max(axis=1, keepdims=True)
+    lik = np.exp(log_lik)
+    pi = np.full(points, 1.0 / points)
+    for _ in range(rounds):
+        post = lik * pi
+        post /= post.sum(axis=1, keepdims=True)
+        pi = post.mean(axis=0)
+    post = lik * pi
+    post /= post.sum(axis=1, keepdims=True)
+    mean = np.zeros(len(c))
+    mean[shown] = post @ grid
+    ML_PRIOR[0] = " ".join(f"{r:.2f}:{w:.3f}" for r, w in zip(grid, pi)
+                           if w > 0.01)
+    labels = [int(grades * r + 0.5) if (x > 0 or (everyone and y > 0)) else 0
+              for r, x, y in zip(mean, c, e)]
+    rows, at = [], 0
+    for p in pooled:
+        n = len(p[1])
+        rows.append((p[0], [(l, d[1]) for l, d in zip(labels[at:at + n], p[1])]))
+        at += n
+    return rows
+
+
+def eb_grade(c, e, m, b, grades, everyone):
+    """round(G min(1, posterior mean)); without `everyone` an unclicked
+    document stays 0 as in the other IPS grades."""
+    if c == 0 and not everyone:
+        return 0
+    r = m if math.isinf(b) else (c + b * m) / (e + b)
+    return int(grades * min(r, 1.0) + 0.5)
 
 
 def rhat_specs(args):
     """--long_rhat: DEN:G:A[:OBJ],... (DEN seen = the sessions' examination
-    of d, mu = its expectation under the policy; G grades; A pseudo-exposure;
-    OBJ pl (default), floor (a clicked document gets at least grade 1),
-    mart2w (pointwise squared loss to r weighted by the exposure), reg
-    (PLRank with --long_reg_flags), floorreg (both; seen:1:0:floorreg is
-    the naive all-candidates labels with --long_reg_flags))."""
+    of d, mu = its expectation under the policy; G grades; A pseudo-exposure,
+    or a fitted prior on the observed exposure: eb (beta_prior over every
+    query), ebq (one per query), ml (ml_labels' grid NPMLE), dm (dm_labels'
+    cross-fitted direct model); OBJ pl (default), floor (a clicked document
+    gets at least grade 1), mart2w (pointwise squared loss to r weighted by
+    the exposure), shown (unshown candidates left out), all (eb, ml: the
+    posterior label for unclicked documents too), ebw (clicked documents
+    weighted e / (e + b)), reg (PLRank with --long_reg_flags), regN (with
+    the N-th of --long_reg_sets), regx (--long_reg_flags with
+    min_data_in_leaf = EXAMS_PER_LEAF / the mean exposure), and
+    combinations such as floorreg (seen:1:0:floorreg is the naive
+    all-candidates labels with --long_reg_flags))."""
     specs = []
     for part in filter(None, args.long_rhat.split(",")):
         den, g, a, *obj = part.split(":")
-        specs.append((den, int(g), float(a), obj[0] if obj else "pl"))
+        specs.append((den, int(g), a if a in ("eb", "ebq", "dm", "ml", "lg") else float(a),
+                      obj[0] if obj else "pl"))
     return specs
 
 
 def rhat_key(den, g, a, obj="pl"):
-    return f"rhat_{den}_g{g}_a{a:g}" + ("" if obj == "pl" else f"_{obj}")
+    a = a if isinstance(a, str) else f"{a:g}"
+    return f"rhat_{den}_g{g}_a{a}" + ("" if obj == "pl" else f"_{obj}")
+
+
+def obj_text(obj):
+    """The table's words for a --long_rhat OBJ."""
+    if obj == "pl":
+        return ""
+    if "reg" not in obj:
+        return ", " + obj
+    head, tail = obj.split("reg", 1)
+    flags = (REG_SETS[int(tail) - 1] if tail.isdigit() and
+             int(tail) <= len(REG_SETS) else REG_FLAGS)
+    if tail == "x":
+        flags = [f for f in REG_FLAGS if "min_data_in_leaf" not in f] + [
+            f"--min_data_in_leaf={EXAMS_PER_LEAF} / mean exposure"]
+    return ", " + " ".join(([head] if head else []) + flags)
+
+
+# Run only when named in --long_systems (diagnostics of the remaining gap).
+DIAGNOSTICS = [
+    ("shown_grades_reg", "true grades of the shown documents, --long_reg_flags"),
+    ("true_shown_all_reg", "all candidates, true grade if shown, 0 if not, "
+     "--long_reg_flags"),
+]
 
 
 def all_systems(args):
-    return SYSTEMS[:-1] + [
+    return SYSTEMS[:-1] + DIAGNOSTICS + [
         (rhat_key(*spec), "all candidates, IPS relevance grades "
          f"({'observed' if spec[0] == 'seen' else 'expected'} exposure, "
-         f"G = {spec[1]}, a = {spec[2]:g}"
-         f"{'' if spec[3] == 'pl' else ', ' + (spec[3].replace('reg', ' ' + ' '.join(REG_FLAGS)).strip() if 'reg' in spec[3] else spec[3])})")
+         f"G = {spec[1]}, a = {spec[2] if isinstance(spec[2], str) else f'{spec[2]:g}'}"
+         f"{obj_text(spec[3])})")
         for spec in rhat_specs(args)
     ] + SYSTEMS[-1:]
 
 
 def systems(args):
+    diagnostics = {key for key, _ in DIAGNOSTICS}
     return (args.long_systems.split(",") if args.long_systems
-            else [key for key, _ in all_systems(args)])
+            else [key for key, _ in all_systems(args)
+                  if key not in diagnostics])
 
 
 def spread(values):
@@ -238,6 +555,7 @@ def long_list_case(runner, args, report, flush):
     """Runs every (logging, sessions) setting on one generated set per seed
     and writes the tables into `report` (flush() after every setting)."""
     REG_FLAGS[:] = args.long_reg_flags.split()
+    REG_SETS[:] = [x.split() for x in args.long_reg_sets.split(";") if x]
     seeds = [int(x) for x in args.long_seeds.split(",")]
     betas = [float(x) for x in args.long_betas.split(",")]
     session_counts = [int(x) for x in args.long_sessions.split(",")]
