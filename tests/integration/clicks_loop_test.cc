@@ -40,6 +40,10 @@ using ::plrank::testing::ReadWholeFile;
 using ::plrank::testing::RunCommand;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
+using ::plrank::testing::RunBounded;
+
+// The commands train and log whole sessions: a generous bound.
+constexpr int kCommandSeconds = 300;
 using ::testing::HasSubstr;
 
 constexpr int kSessions = 20;      // sampled rankings per training query
@@ -54,11 +58,6 @@ void ExpectServingWeb(ServerProcess& server) {
         << "model web never became SERVING\n" << server.Logs();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-}
-
-CommandResult RunBounded(std::vector<std::string> argv) {
-  argv.insert(argv.begin(), {"/usr/bin/timeout", "-s", "KILL", "300"});
-  return RunCommand(argv);
 }
 
 // Logs every query of `data` `sessions` times through RankBatch with the
@@ -148,7 +147,7 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
   const std::string prefix = dir.File("data");
   const CommandResult gen = RunBounded(
       {BinPath("plrank-datagen"), "--queries=150", "--mean_docs=30",
-       "--features=10", "--seed=7", "--out_prefix=" + prefix});
+       "--features=10", "--seed=7", "--out_prefix=" + prefix}, kCommandSeconds);
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
   // Version 1, the logging policy: a few trees on the first 6 queries.
   auto train = ReadLetorFile(prefix + ".train", ReadOptions());
@@ -170,7 +169,7 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
   const CommandResult v1_train = RunBounded(
       {BinPath("plrank-train"), "--train=" + dir.File("small.train"),
        "--trees=3", "--leaves=4", "--min_data_in_leaf=5", "--num_threads=1",
-       "--quiet", "--model_out=" + dir.File("models/web/1/model.pb")});
+       "--quiet", "--model_out=" + dir.File("models/web/1/model.pb")}, kCommandSeconds);
   ASSERT_EQ(v1_train.exit_code, 0) << v1_train.err;
 
   // Serve version 1 with sampling and the impression log.
@@ -196,7 +195,7 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
   const CommandResult join = RunBounded(
       {BinPath("plrank-logs"), "join", "--impressions=" + dir.File("log"),
        "--clicks=" + dir.File("clicks.txt"), "--output=" + joined,
-       "--marginal_samples=200"});
+       "--marginal_samples=200"}, kCommandSeconds);
   ASSERT_EQ(join.exit_code, 0) << join.err;
   size_t shown_per_session = 0;  // queries may hold fewer than kShown
   for (size_t q = 0; q < train->num_queries(); ++q) {
@@ -224,14 +223,14 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
     retrain.push_back("--position_file=" + joined + ".position");
     retrain.push_back("--propensity_file=" + joined + ".propensity");
   }
-  const CommandResult v2_train = RunBounded(retrain);
+  const CommandResult v2_train = RunBounded(retrain, kCommandSeconds);
   ASSERT_EQ(v2_train.exit_code, 0) << v2_train.err;
   std::printf("retrained %s IPS debiasing\n", has_ips ? "with" : "without");
 
   // Counterfactual estimate of the candidate from the logs.
   const CommandResult estimate = RunBounded(
       {BinPath("plrank-eval"), "--logged=" + joined,
-       "--model=" + dir.File("models/web/2/model.pb")});
+       "--model=" + dir.File("models/web/2/model.pb")}, kCommandSeconds);
   ASSERT_EQ(estimate.exit_code, 0) << estimate.err;
   EXPECT_THAT(estimate.out, HasSubstr("candidate clicks (SNIPS)"));
   std::printf("%s", estimate.out.c_str());
@@ -262,11 +261,11 @@ TEST(ClicksLoop, ServeLogJoinRetrainPublishRanksBetter) {
   const CommandResult join0 = RunBounded(
       {BinPath("plrank-logs"), "join", "--impressions=" + dir.File("log0"),
        "--clicks=" + dir.File("no_clicks.txt"),
-       "--output=" + dir.File("joined0")});
+       "--output=" + dir.File("joined0")}, kCommandSeconds);
   ASSERT_EQ(join0.exit_code, 0) << join0.err;
   const CommandResult refused = RunBounded(
       {BinPath("plrank-eval"), "--logged=" + dir.File("joined0"),
-       "--model=" + dir.File("models/web/2/model.pb")});
+       "--model=" + dir.File("models/web/2/model.pb")}, kCommandSeconds);
   EXPECT_EQ(refused.exit_code, 1) << refused.out;
   EXPECT_THAT(refused.err, HasSubstr("no support"));
   EXPECT_THAT(refused.err,

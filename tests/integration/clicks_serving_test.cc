@@ -34,7 +34,7 @@ using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
 using ::testing::HasSubstr;
 
-v1::RankRequest WebQuery(const std::string& id, int documents) {
+v1::RankRequest WebQueryOfDocuments(const std::string& id, int documents) {
   v1::RankRequest request;
   request.mutable_model_spec()->set_name("web");
   request.set_query_id(id);
@@ -78,7 +78,7 @@ TEST(ClicksServing, SampledRankAndRankBatchAndTheImpressionLog) {
   ASSERT_TRUE(client.ok());
 
   // No spec: today's ranking, no request id, nothing logged.
-  const v1::RankRequest plain = WebQuery("q1", 12);
+  const v1::RankRequest plain = WebQueryOfDocuments("q1", 12);
   // The server listens before its first repository scan has loaded 'web'
   // (on a busy machine the first request can beat it): wait for the model.
   // Plain requests are never logged, so the retries leave no trace.
@@ -135,7 +135,7 @@ TEST(ClicksServing, SampledRankAndRankBatchAndTheImpressionLog) {
   EXPECT_NE(Order(*other_response), Order(*first));
 
   // RankBatch: each query as Rank answers it.
-  v1::RankRequest second_query = WebQuery("q2", 8);
+  v1::RankRequest second_query = WebQueryOfDocuments("q2", 8);
   *second_query.mutable_sampling() = sampled.sampling();
   second_query.set_request_id("batch-2");
   auto batch = (*client)->RankBatch({sampled, second_query});
@@ -214,7 +214,7 @@ TEST(ClicksServing, AnUnwritableLogDropsAndCountsButAnswers) {
   std::filesystem::remove_all(dir.File("log"));
   auto client = RankerClient::Create(server.target());
   ASSERT_TRUE(client.ok());
-  v1::RankRequest request = WebQuery("q", 5);
+  v1::RankRequest request = WebQueryOfDocuments("q", 5);
   request.mutable_sampling()->set_temperature(0.5);
   for (int i = 0; i < 3; ++i) {
     auto response = (*client)->Rank(request);

@@ -40,18 +40,11 @@ using ::plrank::testing::ReadWholeFile;
 using ::plrank::testing::RunCommand;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
+using ::plrank::testing::RunBounded;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr int kCommandTimeoutSeconds = 120;
-
-// RunCommand under coreutils' timeout, so a hung child fails the test.
-CommandResult RunBounded(std::vector<std::string> argv,
-                         int seconds = kCommandTimeoutSeconds) {
-  argv.insert(argv.begin(), {"/usr/bin/timeout", "-s", "KILL",
-                             std::to_string(seconds)});
-  return RunCommand(argv);
-}
 
 // A server child process: started, its port read from the "listening on
 // HOST:PORT" line of its stdout, stopped with SIGTERM (SIGKILL after 10 s).

@@ -26,6 +26,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/random_model.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
@@ -35,6 +36,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::BinPath;
 using ::plrank::testing::CommandResult;
 using ::plrank::testing::HttpGet;
@@ -45,23 +47,12 @@ using ::plrank::testing::RunCommand;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
 using ::plrank::testing::XgboostTestdataPath;
+using ::plrank::testing::RunBounded;
 using ::testing::HasSubstr;
 
 // The server's cost limit here, in documents of the trained model: a query
 // of the generated data (about 20 documents) fits, 500 documents do not.
 constexpr uint64_t kExplainDocumentsAllowed = 100;
-
-CommandResult RunBounded(std::vector<std::string> argv) {
-  argv.insert(argv.begin(), {"/usr/bin/timeout", "-s", "KILL", "120"});
-  return RunCommand(argv);
-}
-
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(30));
-  return context;
-}
 
 class ExplainTest : public ::testing::Test {
  protected:
@@ -109,7 +100,7 @@ class ExplainTest : public ::testing::Test {
     ASSERT_TRUE(server_->ok()) << server_->stderr_text();
     v1::ReloadModelsResponse reloaded;
     grpc::Status status = server_->stub().ReloadModels(
-        Context().get(), v1::ReloadModelsRequest(), &reloaded);
+        ClientContextFor(30, false).get(), v1::ReloadModelsRequest(), &reloaded);
     ASSERT_TRUE(status.ok()) << status.error_message();
     client_ = RankerClient::Create(server_->target())->release();
   }

@@ -13,12 +13,14 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/test_models.h"
 
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
 using ::plrank::testing::TestEnsemble;
@@ -28,13 +30,6 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(10));
-  return context;
-}
-
 grpc::Status Metadata(ServerProcess& server, const std::string& name,
                       int64_t version, const std::string& label,
                       v1::GetModelMetadataResponse* response) {
@@ -42,7 +37,7 @@ grpc::Status Metadata(ServerProcess& server, const std::string& name,
   request.mutable_model_spec()->set_name(name);
   request.mutable_model_spec()->set_version(version);
   request.mutable_model_spec()->set_version_label(label);
-  return server.stub().GetModelMetadata(Context().get(), request, response);
+  return server.stub().GetModelMetadata(ClientContextFor(10, false).get(), request, response);
 }
 
 TEST(ModelMetadataTest, DescribesTheResolvedVersionAndWhatCanBePinned) {
@@ -69,7 +64,7 @@ TEST(ModelMetadataTest, DescribesTheResolvedVersionAndWhatCanBePinned) {
   ASSERT_TRUE(server.ok()) << server.stderr_text();
   v1::ReloadModelsResponse reload;
   ASSERT_TRUE(server.stub()
-                  .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                  .ReloadModels(ClientContextFor(10, false).get(), v1::ReloadModelsRequest(),
                                 &reload)
                   .ok());
 

@@ -16,6 +16,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_models.h"
@@ -23,6 +24,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::BinPath;
 using ::plrank::testing::CommandResult;
 using ::plrank::testing::HttpGet;
@@ -31,24 +33,13 @@ using ::plrank::testing::ReadWholeFile;
 using ::plrank::testing::RunCommand;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
+using ::plrank::testing::RunBounded;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr int kMaxBatchQueries = 7;
 constexpr int kMaxBatchDocuments = 60;
 constexpr int kMaxDocumentsPerRequest = 25;
-
-CommandResult RunBounded(std::vector<std::string> argv) {
-  argv.insert(argv.begin(), {"/usr/bin/timeout", "-s", "KILL", "120"});
-  return RunCommand(argv);
-}
-
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(30));
-  return context;
-}
 
 v1::RankRequest WebQuery(const std::string& id, std::vector<float> x0s) {
   v1::RankRequest request;
@@ -91,7 +82,7 @@ class RankBatchTest : public ::testing::Test {
     ASSERT_TRUE(server_->ok()) << server_->stderr_text();
     v1::ReloadModelsResponse reloaded;
     grpc::Status status = server_->stub().ReloadModels(
-        Context().get(), v1::ReloadModelsRequest(), &reloaded);
+        ClientContextFor(30, false).get(), v1::ReloadModelsRequest(), &reloaded);
     ASSERT_TRUE(status.ok()) << status.error_message();
     client_ = RankerClient::Create(server_->target())->release();
   }
@@ -177,7 +168,7 @@ TEST_F(RankBatchTest, ABadQueryFailsAloneWithItsOwnStatus) {
   *raw.add_requests() = requests[0];
   *raw.add_requests() = requests[2];
   v1::RankBatchResponse response;
-  ASSERT_TRUE(server_->stub().RankBatch(Context().get(), raw, &response).ok());
+  ASSERT_TRUE(server_->stub().RankBatch(ClientContextFor(30, false).get(), raw, &response).ok());
   ASSERT_EQ(response.results_size(), 2);
   EXPECT_EQ(response.results(0).status().code(), 0);
   EXPECT_TRUE(response.results(0).has_response());
@@ -190,7 +181,7 @@ TEST_F(RankBatchTest, BatchLimitsFailTheWholeCall) {
   v1::RankBatchRequest empty;
   v1::RankBatchResponse response;
   grpc::Status status =
-      server_->stub().RankBatch(Context().get(), empty, &response);
+      server_->stub().RankBatch(ClientContextFor(30, false).get(), empty, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("no queries"));
 

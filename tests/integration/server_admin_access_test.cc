@@ -19,6 +19,7 @@
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/shared_data.h"
@@ -29,6 +30,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::CanConnect;
 using ::plrank::testing::kTestNonLoopbackAddress;
 using ::plrank::testing::ReadWholeFile;
@@ -50,14 +52,6 @@ using ::testing::HasSubstr;
     }                                                                       \
   } while (0)
 
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(10));
-  context->set_wait_for_ready(true);
-  return context;
-}
-
 std::string Target(const std::string& address, int port) {
   return address + ":" + std::to_string(port);
 }
@@ -73,15 +67,15 @@ Answers Call(const std::shared_ptr<grpc::Channel>& channel) {
   Answers answers;
   v1::ListModelsResponse list;
   answers.list =
-      stub->ListModels(Context().get(), v1::ListModelsRequest(), &list);
+      stub->ListModels(ClientContextFor(10, true).get(), v1::ListModelsRequest(), &list);
   v1::GetModelStatusRequest status_request;
   status_request.set_name("web");
   v1::GetModelStatusResponse status;
   answers.status =
-      stub->GetModelStatus(Context().get(), status_request, &status);
+      stub->GetModelStatus(ClientContextFor(10, true).get(), status_request, &status);
   v1::ReloadModelsResponse reload;
   answers.reload =
-      stub->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &reload);
+      stub->ReloadModels(ClientContextFor(10, true).get(), v1::ReloadModelsRequest(), &reload);
   v1::RankRequest rank_request;
   rank_request.mutable_model_spec()->set_name("web");
   v1::Document* document = rank_request.add_documents();
@@ -89,10 +83,10 @@ Answers Call(const std::shared_ptr<grpc::Channel>& channel) {
     document->mutable_dense()->add_values(0.5f);
   }
   v1::RankResponse rank;
-  answers.rank = stub->Rank(Context().get(), rank_request, &rank);
+  answers.rank = stub->Rank(ClientContextFor(10, true).get(), rank_request, &rank);
   v1::GetModelMetadataRequest metadata_request;
   metadata_request.mutable_model_spec()->set_name("web");
-  answers.metadata = stub->GetModelMetadata(Context().get(), metadata_request,
+  answers.metadata = stub->GetModelMetadata(ClientContextFor(10, true).get(), metadata_request,
                                             &answers.metadata_response);
   return answers;
 }

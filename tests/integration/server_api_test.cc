@@ -12,6 +12,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_models.h"
@@ -19,6 +20,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::HttpGet;
 using ::plrank::testing::MetricValue;
 using ::plrank::testing::ServerProcess;
@@ -27,14 +29,6 @@ using ::plrank::testing::TestModelScore;
 using ::plrank::testing::WriteRawModelFile;
 using ::plrank::testing::WriteTestModel;
 using ::testing::HasSubstr;
-
-std::unique_ptr<grpc::ClientContext> Context(int seconds = 10) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(seconds));
-  context->set_wait_for_ready(true);
-  return context;
-}
 
 void AddDense(google::protobuf::RepeatedPtrField<v1::Document>* documents,
               const std::string& id, std::vector<float> values) {
@@ -72,7 +66,7 @@ class ServerApiTest : public ::testing::Test {
     v1::ReloadModelsRequest request;
     v1::ReloadModelsResponse response;
     grpc::Status status =
-        server_->stub().ReloadModels(Context().get(), request, &response);
+        server_->stub().ReloadModels(ClientContextFor(10, true).get(), request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message() << "\n"
                              << server_->stderr_text();
   }
@@ -85,7 +79,7 @@ class ServerApiTest : public ::testing::Test {
                                    std::string* message = nullptr) {
     v1::RankResponse response;
     grpc::Status status =
-        server_->stub().Rank(Context().get(), request, &response);
+        server_->stub().Rank(ClientContextFor(10, true).get(), request, &response);
     if (message != nullptr) *message = status.error_message();
     return status.error_code();
   }
@@ -99,7 +93,7 @@ ServerProcess* ServerApiTest::server_ = nullptr;
 TEST_F(ServerApiTest, RanksWithTheLatestOrPinnedVersion) {
   v1::RankResponse response;
   ASSERT_TRUE(server_->stub()
-                  .Rank(Context().get(), RankRequestFor("web"), &response)
+                  .Rank(ClientContextFor(10, true).get(), RankRequestFor("web"), &response)
                   .ok());
   EXPECT_EQ(response.model_name(), "web");
   EXPECT_EQ(response.model_version(), 2);  // 3 failed to load
@@ -114,7 +108,7 @@ TEST_F(ServerApiTest, RanksWithTheLatestOrPinnedVersion) {
 
   response.Clear();
   ASSERT_TRUE(server_->stub()
-                  .Rank(Context().get(), RankRequestFor("web", 1), &response)
+                  .Rank(ClientContextFor(10, true).get(), RankRequestFor("web", 1), &response)
                   .ok());
   EXPECT_EQ(response.model_version(), 1);
   EXPECT_DOUBLE_EQ(response.documents(0).score(),
@@ -130,7 +124,7 @@ TEST_F(ServerApiTest, RanksWithTheLatestOrPinnedVersion) {
   }
   sparse.set_top_k(2);
   response.Clear();
-  ASSERT_TRUE(server_->stub().Rank(Context().get(), sparse, &response).ok());
+  ASSERT_TRUE(server_->stub().Rank(ClientContextFor(10, true).get(), sparse, &response).ok());
   ASSERT_EQ(response.documents_size(), 2);
   EXPECT_EQ(response.documents(0).request_index(), 9u);
   EXPECT_DOUBLE_EQ(response.documents(0).score(), TestModelScore(5, 0, 9));
@@ -151,7 +145,7 @@ TEST_F(ServerApiTest, EvaluatesInOneMessageAndAsAStream) {
   }
   v1::EvaluateResponse response;
   ASSERT_TRUE(server_->stub()
-                  .Evaluate(Context().get(), request, &response)
+                  .Evaluate(ClientContextFor(10, true).get(), request, &response)
                   .ok());
   EXPECT_EQ(response.model_version(), 2);
   EXPECT_EQ(response.query_count(), 3u);
@@ -166,7 +160,7 @@ TEST_F(ServerApiTest, EvaluatesInOneMessageAndAsAStream) {
 
   // The same queries, one per message.
   v1::EvaluateResponse streamed;
-  auto context = Context();
+  auto context = ClientContextFor(10, true);
   auto writer = server_->stub().EvaluateStream(context.get(), &streamed);
   for (int q = 0; q < 3; ++q) {
     v1::EvaluateRequest message;
@@ -189,7 +183,7 @@ TEST_F(ServerApiTest, EvaluatesInOneMessageAndAsAStream) {
   // Labels that do not match the documents.
   request.mutable_queries(1)->add_labels(1);
   EXPECT_EQ(server_->stub()
-                .Evaluate(Context().get(), request, &response)
+                .Evaluate(ClientContextFor(10, true).get(), request, &response)
                 .error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
 }
@@ -199,7 +193,7 @@ TEST_F(ServerApiTest, StatusAndList) {
   request.set_name("web");
   v1::GetModelStatusResponse response;
   ASSERT_TRUE(server_->stub()
-                  .GetModelStatus(Context().get(), request, &response)
+                  .GetModelStatus(ClientContextFor(10, true).get(), request, &response)
                   .ok());
   EXPECT_EQ(response.status().default_version(), 2);
   std::map<int64_t, v1::VersionStatus> versions;
@@ -214,13 +208,13 @@ TEST_F(ServerApiTest, StatusAndList) {
 
   request.set_name("nope");
   EXPECT_EQ(server_->stub()
-                .GetModelStatus(Context().get(), request, &response)
+                .GetModelStatus(ClientContextFor(10, true).get(), request, &response)
                 .error_code(),
             grpc::StatusCode::NOT_FOUND);
 
   v1::ListModelsResponse list;
   ASSERT_TRUE(server_->stub()
-                  .ListModels(Context().get(), v1::ListModelsRequest(), &list)
+                  .ListModels(ClientContextFor(10, true).get(), v1::ListModelsRequest(), &list)
                   .ok());
   ASSERT_EQ(list.models_size(), 2);
   EXPECT_EQ(list.models(0).name(), "news");
@@ -288,7 +282,7 @@ TEST_F(ServerApiTest, ExposesPrometheusMetrics) {
   for (int i = 0; i < 3; ++i) {
     v1::RankResponse response;
     ASSERT_TRUE(server_->stub()
-                    .Rank(Context().get(), RankRequestFor("news"), &response)
+                    .Rank(ClientContextFor(10, true).get(), RankRequestFor("news"), &response)
                     .ok());
   }
   RankCode(RankRequestFor("no-such-model"));

@@ -24,6 +24,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
@@ -32,6 +33,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::Eventually;
 using ::plrank::testing::kTestModelFeatures;
 using ::plrank::testing::ReadWholeFile;
@@ -170,13 +172,6 @@ int Threads(pid_t pid) {
   return at == std::string::npos ? -1 : std::atoi(status.c_str() + at + 8);
 }
 
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(60));
-  return context;
-}
-
 v1::RankRequest RankOfWeb() {
   v1::RankRequest request;
   request.mutable_model_spec()->set_name("web");
@@ -227,7 +222,7 @@ class ServerConnectionsTest : public ::testing::Test {
 
   bool RankOk() {
     v1::RankResponse response;
-    return server_->stub().Rank(Context().get(), RankOfWeb(), &response).ok();
+    return server_->stub().Rank(ClientContextFor(60, false).get(), RankOfWeb(), &response).ok();
   }
 
   TempDir base_;

@@ -12,6 +12,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
@@ -20,6 +21,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::Eventually;
 using ::plrank::testing::HttpGet;
 using ::plrank::testing::MetricValue;
@@ -28,13 +30,6 @@ using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(60));
-  return context;
-}
 
 void AddDocument(v1::Document* document) {
   for (int f = 0; f < kTestModelFeatures; ++f) {
@@ -59,7 +54,7 @@ class HostileClientsTest : public ::testing::Test {
     ASSERT_TRUE(server_->ok()) << server_->Logs();
     ASSERT_TRUE(Eventually([&] {
       v1::RankResponse response;
-      return server_->stub().Rank(Context().get(), RankOf("web"), &response)
+      return server_->stub().Rank(ClientContextFor(60, false).get(), RankOf("web"), &response)
           .ok();
     }));
   }
@@ -75,7 +70,7 @@ TEST_F(HostileClientsTest, LongModelNamesGetTheRealErrorWithACappedEcho) {
   for (const size_t length : {size_t{8200}, size_t{1} << 20}) {
     v1::RankResponse response;
     const grpc::Status status = server_->stub().Rank(
-        Context().get(), RankOf(std::string(length, 'm')), &response);
+        ClientContextFor(60, false).get(), RankOf(std::string(length, 'm')), &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND)
         << length << ": " << status.error_message().substr(0, 300);
     EXPECT_LT(status.error_message().size(), 400u);
@@ -92,7 +87,7 @@ TEST_F(HostileClientsTest, LongLabelDocumentAndQueryIdsAreCapped) {
     request.mutable_model_spec()->set_version_label(long_text);
     v1::RankResponse response;
     const grpc::Status status =
-        server_->stub().Rank(Context().get(), request, &response);
+        server_->stub().Rank(ClientContextFor(60, false).get(), request, &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
     EXPECT_THAT(status.error_message(), HasSubstr("has no label"));
     EXPECT_LT(status.error_message().size(), 400u);
@@ -104,7 +99,7 @@ TEST_F(HostileClientsTest, LongLabelDocumentAndQueryIdsAreCapped) {
     document->mutable_dense()->add_values(1);  // wrong feature count
     v1::RankResponse response;
     const grpc::Status status =
-        server_->stub().Rank(Context().get(), request, &response);
+        server_->stub().Rank(ClientContextFor(60, false).get(), request, &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_THAT(status.error_message(), HasSubstr("document 1 (id 'xxx"));
     EXPECT_LT(status.error_message().size(), 400u);
@@ -115,7 +110,7 @@ TEST_F(HostileClientsTest, LongLabelDocumentAndQueryIdsAreCapped) {
     request.add_queries()->set_query_id(long_text);  // and no documents
     v1::EvaluateResponse response;
     const grpc::Status status =
-        server_->stub().Evaluate(Context().get(), request, &response);
+        server_->stub().Evaluate(ClientContextFor(60, false).get(), request, &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_THAT(status.error_message(), HasSubstr("has no documents"));
     EXPECT_LT(status.error_message().size(), 400u);
@@ -142,11 +137,11 @@ TEST_F(HostileClientsTest, CutOffsAreBoundedBeforeAnyWork) {
   StartServer();
   v1::EvaluateResponse response;
   grpc::Status status = server_->stub().Evaluate(
-      Context().get(), EvaluateOf(600, 10000, true), &response);
+      ClientContextFor(60, false).get(), EvaluateOf(600, 10000, true), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(status.error_message(),
               HasSubstr("10000 ndcg_at cut-offs; this server accepts at most 32"));
-  status = server_->stub().Evaluate(Context().get(), EvaluateOf(600, 32, true),
+  status = server_->stub().Evaluate(ClientContextFor(60, false).get(), EvaluateOf(600, 32, true),
                                     &response);
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(response.per_query_size(), 600);
@@ -156,13 +151,13 @@ TEST_F(HostileClientsTest, PerQueryResponseSizeIsEstimatedBeforeItIsBuilt) {
   StartServer({"--max_message_bytes=65536"});
   v1::EvaluateResponse response;
   grpc::Status status = server_->stub().Evaluate(
-      Context().get(), EvaluateOf(600, 32, true), &response);
+      ClientContextFor(60, false).get(), EvaluateOf(600, 32, true), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(status.error_message(),
               HasSubstr("the per_query response would exceed 65536 bytes"));
   EXPECT_THAT(status.error_message(), Not(HasSubstr("Sent message larger")));
   // Without per_query the same request is small and answered.
-  status = server_->stub().Evaluate(Context().get(), EvaluateOf(600, 32, false),
+  status = server_->stub().Evaluate(ClientContextFor(60, false).get(), EvaluateOf(600, 32, false),
                                     &response);
   EXPECT_TRUE(status.ok()) << status.error_message();
 }
@@ -184,7 +179,7 @@ TEST_F(HostileClientsTest, StreamsThatNeverCloseLeaveRankAnswering) {
   // One at a time, each waited for: one (num_threads / 4) is admitted and
   // waits, the others are refused by the server at once.
   for (int i = 0; i < kStreams; ++i) {
-    contexts.push_back(Context());
+    contexts.push_back(ClientContextFor(60, false));
     writers.push_back(
         server_->stub().EvaluateStream(contexts.back().get(), &responses[i]));
     writers.back()->Write(EvaluateOf(1, 0, false));  // and never close
@@ -197,7 +192,7 @@ TEST_F(HostileClientsTest, StreamsThatNeverCloseLeaveRankAnswering) {
   for (int i = 0; i < 50; ++i) {
     v1::RankResponse response;
     const grpc::Status status =
-        server_->stub().Rank(Context().get(), RankOf("web"), &response);
+        server_->stub().Rank(ClientContextFor(60, false).get(), RankOf("web"), &response);
     ASSERT_TRUE(status.ok()) << i << ": " << status.error_message();
   }
   for (int i = 0; i < kStreams; ++i) {
@@ -225,7 +220,7 @@ TEST_F(HostileClientsTest, IdleStreamIsClosedByTheServer) {
                        "plrank_streams_timed_out_total{reason=\"idle\"}") == 1;
   }));
   // A stream that keeps sending and closes is answered as before.
-  auto ok_context = Context();
+  auto ok_context = ClientContextFor(60, false);
   auto ok_writer = server_->stub().EvaluateStream(ok_context.get(), &response);
   ASSERT_TRUE(ok_writer->Write(EvaluateOf(3, 0, false)));
   ASSERT_TRUE(ok_writer->WritesDone());

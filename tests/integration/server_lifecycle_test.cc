@@ -20,6 +20,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
@@ -28,6 +29,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::HealthCheck;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
@@ -38,14 +40,6 @@ using ::testing::HasSubstr;
 
 constexpr int kServing = 1;
 constexpr int kNotServing = 2;
-
-std::unique_ptr<grpc::ClientContext> Context(int seconds = 10) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(seconds));
-  context->set_wait_for_ready(true);
-  return context;
-}
 
 v1::RankRequest Request(const std::string& model, int num_docs,
                         int64_t version = 0, const std::string& label = "") {
@@ -66,7 +60,7 @@ v1::RankRequest Request(const std::string& model, int num_docs,
 // Version that serves `request`, or -<grpc code> on error.
 int64_t RankVersion(ServerProcess& server, const v1::RankRequest& request) {
   v1::RankResponse response;
-  grpc::Status status = server.stub().Rank(Context().get(), request, &response);
+  grpc::Status status = server.stub().Rank(ClientContextFor(10, true).get(), request, &response);
   if (!status.ok()) return -static_cast<int64_t>(status.error_code());
   return response.model_version();
 }
@@ -83,7 +77,7 @@ class RankLoad {
         while (!stop_.load()) {
           v1::RankResponse response;
           grpc::Status status =
-              server.stub().Rank(Context().get(), request, &response);
+              server.stub().Rank(ClientContextFor(10, true).get(), request, &response);
           std::lock_guard<std::mutex> lock(mutex_);
           if (status.ok()) {
             ++versions_[response.model_version()];
@@ -196,7 +190,7 @@ TEST(ServerLifecycleTest, NewVersionUnderLoadWithoutFailedRequests) {
   WriteTestModel(base.path(), "web", 3);  // picked up by ReloadModels
   v1::ReloadModelsResponse reload;
   ASSERT_TRUE(server.stub()
-                  .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                  .ReloadModels(ClientContextFor(10, true).get(), v1::ReloadModelsRequest(),
                                 &reload)
                   .ok());
   ASSERT_TRUE(Eventually([&] { return load.versions()[3] > 20; }));
@@ -209,7 +203,7 @@ TEST(ServerLifecycleTest, NewVersionUnderLoadWithoutFailedRequests) {
   status_request.set_name("web");
   v1::GetModelStatusResponse status;
   ASSERT_TRUE(server.stub()
-                  .GetModelStatus(Context().get(), status_request, &status)
+                  .GetModelStatus(ClientContextFor(10, true).get(), status_request, &status)
                   .ok());
   std::map<int64_t, v1::VersionState> states;
   for (const auto& v : status.status().versions()) states[v.version()] = v.state();
@@ -227,7 +221,7 @@ TEST(ServerLifecycleTest, BrokenVersionsStayFailedAndTheOldOneServes) {
   ASSERT_TRUE(server.ok()) << server.stderr_text();
   v1::ReloadModelsResponse reload;
   ASSERT_TRUE(server.stub()
-                  .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                  .ReloadModels(ClientContextFor(10, true).get(), v1::ReloadModelsRequest(),
                                 &reload)
                   .ok());
   RankLoad load(server, 2, 20);
@@ -240,7 +234,7 @@ TEST(ServerLifecycleTest, BrokenVersionsStayFailedAndTheOldOneServes) {
   for (int round = 0; round < 2; ++round) {
     reload.Clear();
     ASSERT_TRUE(server.stub()
-                    .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                    .ReloadModels(ClientContextFor(10, true).get(), v1::ReloadModelsRequest(),
                                   &reload)
                     .ok());
     EXPECT_EQ(reload.failed(), round == 0 ? 2u : 0u);  // not retried
@@ -282,7 +276,7 @@ TEST(ServerLifecycleTest, LabelsAndPinsFromTheConfigFile) {
   ASSERT_TRUE(server.ok()) << server.stderr_text();
   v1::ReloadModelsResponse reload;
   ASSERT_TRUE(server.stub()
-                  .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                  .ReloadModels(ClientContextFor(10, true).get(), v1::ReloadModelsRequest(),
                                 &reload)
                   .ok());
   EXPECT_EQ(RankVersion(server, Request("web", 3)), 3);
@@ -302,7 +296,7 @@ TEST(ServerLifecycleTest, LabelsAndPinsFromTheConfigFile) {
       version_labels { key: "stable" value: 3 }
     })pb";
   ASSERT_TRUE(server.stub()
-                  .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                  .ReloadModels(ClientContextFor(10, true).get(), v1::ReloadModelsRequest(),
                                 &reload)
                   .ok());
   EXPECT_EQ(reload.unloaded(), 1u);

@@ -19,6 +19,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
@@ -27,6 +28,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::HttpGet;
 using ::plrank::testing::MetricValue;
 using ::plrank::testing::ServerProcess;
@@ -34,14 +36,6 @@ using ::plrank::testing::TempDir;
 using ::plrank::testing::TestEnsembleWithFeatures;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(120));
-  context->set_wait_for_ready(true);
-  return context;
-}
 
 using ::plrank::testing::Eventually;
 
@@ -77,7 +71,7 @@ v1::ModelStatus Status(ServerProcess& server) {
   v1::GetModelStatusRequest request;
   request.set_name("web");
   v1::GetModelStatusResponse response;
-  server.stub().GetModelStatus(Context().get(), request, &response);
+  server.stub().GetModelStatus(ClientContextFor(120, true).get(), request, &response);
   return response.status();
 }
 
@@ -113,7 +107,7 @@ TEST(ServerReliabilityTest, IncompatibleVersionIsNotPromotedUnderLoad) {
       while (!stop.load()) {
         v1::RankResponse response;
         grpc::Status status =
-            server.stub().Rank(Context().get(), request, &response);
+            server.stub().Rank(ClientContextFor(120, true).get(), request, &response);
         std::lock_guard<std::mutex> lock(mutex);
         if (status.ok()) {
           ++served[response.model_version()];
@@ -169,7 +163,7 @@ TEST(ServerReliabilityTest, IncompatibleVersionIsNotPromotedUnderLoad) {
   v1::RankRequest pinned = DenseRequest(3, 5);
   pinned.mutable_model_spec()->set_version(2);
   v1::RankResponse response;
-  ASSERT_TRUE(server.stub().Rank(Context().get(), pinned, &response).ok());
+  ASSERT_TRUE(server.stub().Rank(ClientContextFor(120, true).get(), pinned, &response).ok());
   EXPECT_EQ(response.model_version(), 2);
 
   // The operator accepts the change: the default moves at the next poll, and
@@ -178,7 +172,7 @@ TEST(ServerReliabilityTest, IncompatibleVersionIsNotPromotedUnderLoad) {
                            "allow_incompatible_promotion: true }";
   ASSERT_TRUE(Eventually([&] { return Status(server).default_version() == 2; }));
   grpc::Status old_client =
-      server.stub().Rank(Context().get(), DenseRequest(3, 4), &response);
+      server.stub().Rank(ClientContextFor(120, true).get(), DenseRequest(3, 4), &response);
   EXPECT_EQ(old_client.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(old_client.error_message(),
               HasSubstr("4 dense features, the model expects 5"));
@@ -198,12 +192,12 @@ TEST(ServerReliabilityTest, MemoryStatusAndMetricsStayBounded) {
   // ReloadModels returns once the startup scan (and its own) is done.
   v1::ReloadModelsResponse loaded;
   ASSERT_TRUE(server.stub()
-                  .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                  .ReloadModels(ClientContextFor(120, true).get(), v1::ReloadModelsRequest(),
                                 &loaded)
                   .ok());
   v1::RankResponse response;
   ASSERT_TRUE(server.stub()
-                  .Rank(Context().get(), DenseRequest(10, kFeatures), &response)
+                  .Rank(ClientContextFor(120, true).get(), DenseRequest(10, kFeatures), &response)
                   .ok());
   const int64_t start = server.ResidentBytes();
   ASSERT_GT(start, 0);
@@ -216,7 +210,7 @@ TEST(ServerReliabilityTest, MemoryStatusAndMetricsStayBounded) {
       const v1::RankRequest request = DenseRequest(10000, kFeatures);
       for (int i = 0; i < 3; ++i) {
         v1::RankResponse large;
-        if (!server.stub().Rank(Context().get(), request, &large).ok()) {
+        if (!server.stub().Rank(ClientContextFor(120, true).get(), request, &large).ok()) {
           ++failed;
         }
       }
@@ -235,11 +229,11 @@ TEST(ServerReliabilityTest, MemoryStatusAndMetricsStayBounded) {
     WriteVersion(base.path(), v, kFeatures);
     v1::ReloadModelsResponse reload;
     ASSERT_TRUE(server.stub()
-                    .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                    .ReloadModels(ClientContextFor(120, true).get(), v1::ReloadModelsRequest(),
                                   &reload)
                     .ok());
     ASSERT_TRUE(server.stub()
-                    .Rank(Context().get(), DenseRequest(2, kFeatures),
+                    .Rank(ClientContextFor(120, true).get(), DenseRequest(2, kFeatures),
                           &response)
                     .ok());
     ASSERT_EQ(response.model_version(), v);

@@ -15,6 +15,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/listening_sockets.h"
 #include "tests/testing/server_process.h"
@@ -24,6 +25,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::ListeningSockets;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
@@ -32,14 +34,6 @@ using ::plrank::testing::WriteTestModel;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(10));
-  context->set_wait_for_ready(true);
-  return context;
-}
 
 std::string Port(int port) { return ":" + std::to_string(port); }
 
@@ -130,7 +124,7 @@ class ClientErrorsTest : public ::testing::Test {
       }
     }
     v1::RankResponse response;
-    return server_->stub().Rank(Context().get(), request, &response);
+    return server_->stub().Rank(ClientContextFor(10, true).get(), request, &response);
   }
 
   // Scores documents whose x1 grows with their position, so every query
@@ -157,7 +151,7 @@ class ClientErrorsTest : public ::testing::Test {
     request.set_skip_empty_queries(skip_empty_queries);
     request.set_per_query(true);
     for (const v1::LabelledQuery& query : queries) *request.add_queries() = query;
-    return server_->stub().Evaluate(Context().get(), request, response);
+    return server_->stub().Evaluate(ClientContextFor(10, true).get(), request, response);
   }
 
   static TempDir* base_;
@@ -186,7 +180,7 @@ TEST_F(ClientErrorsTest, NameNoOtherModelAndNoFile) {
   request.set_name("web");
   v1::GetModelStatusResponse status;
   ASSERT_TRUE(
-      server_->stub().GetModelStatus(Context().get(), request, &status).ok());
+      server_->stub().GetModelStatus(ClientContextFor(10, true).get(), request, &status).ok());
   bool found = false;
   for (const v1::VersionStatus& version : status.status().versions()) {
     if (version.version() != 2) continue;
@@ -211,7 +205,7 @@ TEST_F(ClientErrorsTest, EvaluateRejectsLabelsAboveTheLimit) {
   }
   // The same through a stream, in its second message.
   v1::EvaluateResponse streamed;
-  auto context = Context();
+  auto context = ClientContextFor(10, true);
   auto writer = server_->stub().EvaluateStream(context.get(), &streamed);
   v1::EvaluateRequest first;
   first.mutable_model_spec()->set_name("web");

@@ -13,6 +13,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/test_models.h"
@@ -20,6 +21,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::ModelBytesDeclaringFeatures;
 using ::plrank::testing::ServerProcess;
 using ::plrank::testing::TempDir;
@@ -29,17 +31,10 @@ using ::plrank::testing::WriteRawModelFile;
 using ::plrank::testing::WriteTestModel;
 using ::testing::HasSubstr;
 
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(60));
-  return context;
-}
-
 std::map<int64_t, v1::VersionStatus> Reload(ServerProcess& server) {
   v1::ReloadModelsResponse reload;
   grpc::Status status = server.stub().ReloadModels(
-      Context().get(), v1::ReloadModelsRequest(), &reload);
+      ClientContextFor(60, false).get(), v1::ReloadModelsRequest(), &reload);
   std::map<int64_t, v1::VersionStatus> versions;
   if (!status.ok() || reload.models_size() != 1) return versions;
   for (const auto& v : reload.models(0).versions()) versions[v.version()] = v;
@@ -110,7 +105,7 @@ TEST(ServerUntrustedModelsTest, HugeDeclaredSizesFailOrLoadWithoutCrashing) {
   // trees read, not of 2^24.
   v1::RankResponse response;
   grpc::Status status =
-      server.stub().Rank(Context().get(), SparseRequest(3, 300), &response);
+      server.stub().Rank(ClientContextFor(60, false).get(), SparseRequest(3, 300), &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(response.model_version(), 3);
   EXPECT_EQ(response.documents(0).score(), TestModelScore(3, 1.0f, 0.25f) -
@@ -118,7 +113,7 @@ TEST(ServerUntrustedModelsTest, HugeDeclaredSizesFailOrLoadWithoutCrashing) {
   // The server is still up and its first version serves.
   response.Clear();
   ASSERT_TRUE(
-      server.stub().Rank(Context().get(), SparseRequest(1, 2), &response).ok());
+      server.stub().Rank(ClientContextFor(60, false).get(), SparseRequest(1, 2), &response).ok());
   EXPECT_EQ(response.documents(0).score(), TestModelScore(1, 1.0f, 0.25f));
 }
 

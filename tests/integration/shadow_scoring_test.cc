@@ -20,6 +20,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "plrank/v1/ranker.grpc.pb.h"
+#include "tests/testing/client_context.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/server_process.h"
 #include "tests/testing/subprocess.h"
@@ -28,6 +29,7 @@
 namespace plrank {
 namespace {
 
+using ::plrank::testing::ClientContextFor;
 using ::plrank::testing::Eventually;
 using ::plrank::testing::HttpGet;
 using ::plrank::testing::MetricValue;
@@ -38,14 +40,6 @@ using ::plrank::testing::WriteTestModel;
 using ::testing::DoubleNear;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::unique_ptr<grpc::ClientContext> Context(int seconds = 30) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(seconds));
-  context->set_wait_for_ready(true);
-  return context;
-}
 
 // x0 alternates 0/1, x1 grows with the index: version 1 ranks the odd
 // documents first, by descending index.
@@ -94,7 +88,7 @@ class ShadowScoringTest : public ::testing::Test {
   void Reload() {
     v1::ReloadModelsResponse reload;
     ASSERT_TRUE(server_->stub()
-                    .ReloadModels(Context().get(), v1::ReloadModelsRequest(),
+                    .ReloadModels(ClientContextFor(30, true).get(), v1::ReloadModelsRequest(),
                                   &reload)
                     .ok());
   }
@@ -103,7 +97,7 @@ class ShadowScoringTest : public ::testing::Test {
   int64_t Rank(const v1::RankRequest& request) {
     v1::RankResponse response;
     const grpc::Status status =
-        server_->stub().Rank(Context().get(), request, &response);
+        server_->stub().Rank(ClientContextFor(30, true).get(), request, &response);
     if (!status.ok()) return -static_cast<int64_t>(status.error_code());
     return response.model_version();
   }
@@ -113,7 +107,7 @@ class ShadowScoringTest : public ::testing::Test {
     request.set_name("web");
     v1::GetModelStatusResponse response;
     const grpc::Status status =
-        server_->stub().GetModelStatus(Context().get(), request, &response);
+        server_->stub().GetModelStatus(ClientContextFor(30, true).get(), request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return response;
   }
@@ -174,7 +168,7 @@ TEST_F(ShadowScoringTest, IdenticalShadowVersionScoresEveryRequestAndAgrees) {
   for (int i = 0; i < 3; ++i) *batch.add_requests() = Request(5);
   v1::RankBatchResponse batch_response;
   ASSERT_TRUE(server_->stub()
-                  .RankBatch(Context().get(), batch, &batch_response)
+                  .RankBatch(ClientContextFor(30, true).get(), batch, &batch_response)
                   .ok());
   // A request pinned to the shadow itself is not shadowed.
   v1::RankRequest pinned = Request(4);

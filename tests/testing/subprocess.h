@@ -96,6 +96,15 @@ inline CommandResult RunCommand(const std::vector<std::string>& argv,
   return result;
 }
 
+// RunCommand under coreutils' timeout: a hung child is killed after
+// `seconds` and fails its test instead of hanging it.
+inline CommandResult RunBounded(std::vector<std::string> argv,
+                                int seconds = 120) {
+  argv.insert(argv.begin(),
+              {"/usr/bin/timeout", "-s", "KILL", std::to_string(seconds)});
+  return RunCommand(argv);
+}
+
 inline std::string BinPath(const std::string& program) {
   return std::string(PLRANK_BIN_DIR) + "/" + program;
 }
