@@ -323,23 +323,7 @@ def dm_labels(runner, tag, key, pooled, grades, prior, grade, bins=20,
         for rank, i in enumerate(order):
             b[i] = rank * bins // n
         binned.append(b)
-    num = [0.0] * bins
-    den = [0.0] * bins
-    for p, b in zip(pooled, binned):
-        for i, (c, e) in enumerate(zip(p[2], p[5])):
-            num[b[i]] += c
-            den[b[i]] += e
-    rate = isotonic_bins(num, den, prior)  # non-increasing in the rank
-    # Residual spread of r around m(d): as beta_prior with m_d per document.
-    top = bottom = 0.0
-    for p, b in zip(pooled, binned):
-        for i, (c, e, s2) in enumerate(zip(p[2], p[5], p[7])):
-            if e > 0:
-                m = rate[b[i]]
-                top += (c - e * m) ** 2 - e * m + s2 * m * m
-                bottom += e * e - s2
-    v = top / bottom if bottom > 0 else 0.0
-    b_fit = max(0.0, prior * (1 - prior) / v - 1) if v > 0 else float("inf")
+    rate, b_fit = binned_rate_prior(pooled, binned, bins, prior)
     sys.stderr.write(f"{tag}.{key}: bins " +
                      " ".join(f"{r:.3g}" for r in rate) + f"; b {b_fit:.4g}\n")
     rows = []
@@ -382,21 +366,11 @@ def isotonic_bins(num, den, prior):
     return rate
 
 
-def logger_prior_labels(pooled, grades, prior, everyone, bins=20):
-    """Direct model = the logging ranker (its scores are in the impression
-    log, and it was not fitted to these clicks): m(d) = the isotonic click
-    rate of d's within-query rank bin under the logger, over the whole log;
-    label round(G (c + b m(d)) / (e + b)), b fitted by moments to the
-    spread of r around m (as beta_prior), for a clicked document (every
-    candidate with `everyone`, unshown ones m(d))."""
-    binned = []
-    for p in pooled:
-        n = len(p[1])
-        order = sorted(range(n), key=lambda i: -p[8][i])
-        b = [0] * n
-        for rank, i in enumerate(order):
-            b[i] = rank * bins // n
-        binned.append(b)
+def binned_rate_prior(pooled, binned, bins, prior):
+    """(m, b): m[bin] the isotonic click rate per examination of the rank
+    bins (non-increasing in the rank), b the pseudo-exposure fitted by
+    moments to the residual spread of r around m(d) (as beta_prior, with
+    m_d per document)."""
     num, den = [0.0] * bins, [0.0] * bins
     for p, b in zip(pooled, binned):
         for i, (c, e) in enumerate(zip(p[2], p[5])):
@@ -412,6 +386,25 @@ def logger_prior_labels(pooled, grades, prior, everyone, bins=20):
                 bottom += e * e - s2
     v = top / bottom if bottom > 0 else 0.0
     b_fit = max(0.0, prior * (1 - prior) / v - 1) if v > 0 else float("inf")
+    return rate, b_fit
+
+
+def logger_prior_labels(pooled, grades, prior, everyone, bins=20):
+    """Direct model = the logging ranker (its scores are in the impression
+    log, and it was not fitted to these clicks): m(d) = the isotonic click
+    rate of d's within-query rank bin under the logger, over the whole log;
+    label round(G (c + b m(d)) / (e + b)), b fitted by moments to the
+    spread of r around m (as beta_prior), for a clicked document (every
+    candidate with `everyone`, unshown ones m(d))."""
+    binned = []
+    for p in pooled:
+        n = len(p[1])
+        order = sorted(range(n), key=lambda i: -p[8][i])
+        b = [0] * n
+        for rank, i in enumerate(order):
+            b[i] = rank * bins // n
+        binned.append(b)
+    rate, b_fit = binned_rate_prior(pooled, binned, bins, prior)
     LG_PRIOR[0] = ("bins " + " ".join(f"{r:.3g}" for r in rate) +
                    f"; b {b_fit:.4g}")
     rows = []

@@ -27,28 +27,33 @@ NAMES = {"det": "deterministic", "b1": "Plackett-Luce, beta = 1",
          "b4": "Plackett-Luce, beta = 4"}
 
 
-def markdown(scratch, ref, keys):
-    print("| logging | sessions | " + " | ".join(keys) + " |")
-    print("|---|---|" + "---|" * len(keys))
+def settings(scratch):
+    """(logging, sessions, the seeds' cells) of every setting run."""
     for log in ["det", "b1", "b4"]:
         for sessions in [10, 100]:
             files = sorted(glob.glob(f"{scratch}/long*.{log}.s{sessions}.json"))
             cells = [json.load(open(f)) for f in files]
-            if not cells:
-                continue
-            row = [NAMES[log], str(sessions)]
-            for key in keys:
-                shares = [100 * cb.mean(c[key]) / c["ceiling"] for c in cells]
-                m = cb.mean(shares)
-                sd = (sum((x - m) ** 2 for x in shares) / (len(shares) - 1)) ** 0.5 \
-                    if len(shares) > 1 else 0.0
-                text = f"{m:.1f} ± {sd:.1f} %"
-                if key != ref:
-                    d, p = cb.paired_t([v for c in cells for v in c[key]],
-                                       [v for c in cells for v in c[ref]])
-                    text += f" ({d:+.3f}, p {p:.2g})"
-                row.append(text)
-            print("| " + " | ".join(row) + " |")
+            if cells:
+                yield log, sessions, cells
+
+
+def markdown(scratch, ref, keys):
+    print("| logging | sessions | " + " | ".join(keys) + " |")
+    print("|---|---|" + "---|" * len(keys))
+    for log, sessions, cells in settings(scratch):
+        row = [NAMES[log], str(sessions)]
+        for key in keys:
+            shares = [100 * cb.mean(c[key]) / c["ceiling"] for c in cells]
+            m = cb.mean(shares)
+            sd = (sum((x - m) ** 2 for x in shares) / (len(shares) - 1)) ** 0.5 \
+                if len(shares) > 1 else 0.0
+            text = f"{m:.1f} ± {sd:.1f} %"
+            if key != ref:
+                d, p = cb.paired_t([v for c in cells for v in c[key]],
+                                   [v for c in cells for v in c[ref]])
+                text += f" ({d:+.3f}, p {p:.2g})"
+            row.append(text)
+        print("| " + " | ".join(row) + " |")
 
 
 def main():
@@ -56,21 +61,16 @@ def main():
     if "--markdown" in sys.argv[4:]:
         markdown(scratch, refs[0], keys)
         return
-    for log in ["det", "b1", "b4"]:
-        for sessions in [10, 100]:
-            files = sorted(glob.glob(f"{scratch}/long*.{log}.s{sessions}.json"))
-            cells = [json.load(open(f)) for f in files]
-            if not cells:
-                continue
-            print(f"{log} {sessions} sessions ({len(cells)} seeds)")
-            for key in keys:
-                values = [v for c in cells for v in c[key]]
-                share = cb.mean([cb.mean(c[key]) / c["ceiling"] for c in cells])
-                text = f"  {key} {100 * share:.1f} %"
-                for ref in refs:
-                    d, p = cb.paired_t(values, [v for c in cells for v in c[ref]])
-                    text += f"; vs {ref} {d:+.4f} (p {p:.2g})"
-                print(text)
+    for log, sessions, cells in settings(scratch):
+        print(f"{log} {sessions} sessions ({len(cells)} seeds)")
+        for key in keys:
+            values = [v for c in cells for v in c[key]]
+            share = cb.mean([cb.mean(c[key]) / c["ceiling"] for c in cells])
+            text = f"  {key} {100 * share:.1f} %"
+            for ref in refs:
+                d, p = cb.paired_t(values, [v for c in cells for v in c[ref]])
+                text += f"; vs {ref} {d:+.4f} (p {p:.2g})"
+            print(text)
 
 
 if __name__ == "__main__":
