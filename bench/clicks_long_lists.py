@@ -312,17 +312,7 @@ def dm_labels(runner, tag, key, pooled, grades, prior, grade, bins=20,
             n = len(pooled[i][1])
             by_query[i] = fold_scores[at:at + n]
             at += n
-    scores = [x for q in by_query for x in q]
-    binned, at = [], 0
-    for p in pooled:
-        n = len(p[1])
-        s = scores[at:at + n]
-        at += n
-        order = sorted(range(n), key=lambda i: -s[i])
-        b = [0] * n
-        for rank, i in enumerate(order):
-            b[i] = rank * bins // n
-        binned.append(b)
+    binned = [rank_bins(q, bins) for q in by_query]
     rate, b_fit = binned_rate_prior(pooled, binned, bins, prior)
     sys.stderr.write(f"{tag}.{key}: bins " +
                      " ".join(f"{r:.3g}" for r in rate) + f"; b {b_fit:.4g}\n")
@@ -366,6 +356,17 @@ def isotonic_bins(num, den, prior):
     return rate
 
 
+def rank_bins(scores, bins):
+    """Each document's bin (0 = best) of its rank by `scores` within its
+    query, `bins` equal shares of the query's ranks."""
+    n = len(scores)
+    order = sorted(range(n), key=lambda i: -scores[i])
+    b = [0] * n
+    for rank, i in enumerate(order):
+        b[i] = rank * bins // n
+    return b
+
+
 def binned_rate_prior(pooled, binned, bins, prior):
     """(m, b): m[bin] the isotonic click rate per examination of the rank
     bins (non-increasing in the rank), b the pseudo-exposure fitted by
@@ -396,14 +397,7 @@ def logger_prior_labels(pooled, grades, prior, everyone, bins=20):
     label round(G (c + b m(d)) / (e + b)), b fitted by moments to the
     spread of r around m (as beta_prior), for a clicked document (every
     candidate with `everyone`, unshown ones m(d))."""
-    binned = []
-    for p in pooled:
-        n = len(p[1])
-        order = sorted(range(n), key=lambda i: -p[8][i])
-        b = [0] * n
-        for rank, i in enumerate(order):
-            b[i] = rank * bins // n
-        binned.append(b)
+    binned = [rank_bins(p[8], bins) for p in pooled]
     rate, b_fit = binned_rate_prior(pooled, binned, bins, prior)
     LG_PRIOR[0] = ("bins " + " ".join(f"{r:.3g}" for r in rate) +
                    f"; b {b_fit:.4g}")

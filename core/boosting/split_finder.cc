@@ -20,10 +20,6 @@ struct Scorer {
   }
 };
 
-NodeSums Minus(const NodeSums& a, const NodeSums& b) {
-  return {a.gradient - b.gradient, a.hessian - b.hessian, a.count - b.count};
-}
-
 // Entry layouts: see HistogramLayout.
 template <int kStride>
 NodeSums EntrySums(const double* entry) {

@@ -18,6 +18,11 @@ struct NodeSums {
   double count = 0.0;
 };
 
+// a - b, field by field (a node's sums minus one child's: the other's).
+inline NodeSums Minus(const NodeSums& a, const NodeSums& b) {
+  return {a.gradient - b.gradient, a.hessian - b.hessian, a.count - b.count};
+}
+
 struct SplitRules {
   bool newton = false;             // false: least squares on the gradients
   double lambda_l2 = 0.0;          // added to hessian sums (kNewton only)

@@ -306,10 +306,7 @@ void TreeLearner::Grow(absl::Span<const uint32_t> bag,
     smaller->histogram = new_leaf;  // the one free slot: leaves own 0..new_leaf-1
     if (voting_) {
       smaller->local_sums = LocalSums(*smaller, gradients, hessians);
-      larger->local_sums = {
-          parent.local_sums.gradient - smaller->local_sums.gradient,
-          parent.local_sums.hessian - smaller->local_sums.hessian,
-          parent.local_sums.count - smaller->local_sums.count};
+      larger->local_sums = Minus(parent.local_sums, smaller->local_sums);
     }
     BuildAndScan(smaller, larger, gradients, hessians, features);
   }

@@ -68,67 +68,74 @@ void TreeLearner::VoteReduceAndScan(Leaf* built, Leaf* derived,
     }
   }
 
-  std::vector<int32_t> elected_built, elected_derived;
+  // The two children: which are scanned, where their halves of the
+  // ballot and local gains start, their local and global histograms.
+  struct Child {
+    Leaf* leaf;
+    bool scan;
+    size_t offset;
+    const double* local;
+    double* global;
+    std::vector<int32_t> elected;
+  };
+  Child children[2] = {
+      {built, scan_built, 0, built_histogram, global_built_.data(), {}},
+      {derived, scan_derived, num_features, derived_histogram,
+       global_derived_.data(), {}}};
   if (vote) {
     // Every rank makes this Sum (the scan flags come from global counts);
     // a child that is not scanned casts an empty ballot.
     const absl::Span<double> ballot = absl::MakeSpan(ballot_);
-    std::fill(ballot.begin(), ballot.end(), 0.0);
     const absl::Span<const double> gains = absl::MakeConstSpan(local_gain_);
-    if (scan_built) {
-      CastBallot(gains.subspan(0, num_features), features, config_.top_k,
-                 ballot.subspan(0, num_features));
-    }
-    if (scan_derived) {
-      CastBallot(gains.subspan(num_features), features, config_.top_k,
-                 ballot.subspan(num_features));
+    for (const Child& child : children) {
+      const absl::Span<double> half = ballot.subspan(child.offset, num_features);
+      if (child.scan) {
+        CastBallot(gains.subspan(child.offset, num_features), features,
+                   config_.top_k, half);
+      } else {
+        std::fill(half.begin(), half.end(), 0.0);
+      }
     }
     config_.reducer->Sum(ballot);
-    if (scan_built) {
-      elected_built = ElectFeatures(ballot.subspan(0, num_features), features, seats);
-    }
-    if (scan_derived) {
-      elected_derived = ElectFeatures(ballot.subspan(num_features), features, seats);
+    for (Child& child : children) {
+      if (child.scan) {
+        child.elected = ElectFeatures(ballot.subspan(child.offset, num_features),
+                                      features, seats);
+      }
     }
   } else {
-    if (scan_built) elected_built.assign(features.begin(), features.end());
-    if (scan_derived) elected_derived.assign(features.begin(), features.end());
+    for (Child& child : children) {
+      if (child.scan) child.elected.assign(features.begin(), features.end());
+    }
   }
 
   // The elected slots of both children, packed, summed in one call.
   const size_t stride = static_cast<size_t>(layout_.stride());
   auto slots = [&](int32_t f) { return layout_.num_slots(f) * stride; };
   packed_.clear();
-  for (int32_t f : elected_built) {
-    const double* from = built_histogram + layout_.offset(f);
-    packed_.insert(packed_.end(), from, from + slots(f));
-  }
-  for (int32_t f : elected_derived) {
-    const double* from = derived_histogram + layout_.offset(f);
-    packed_.insert(packed_.end(), from, from + slots(f));
+  for (const Child& child : children) {
+    for (int32_t f : child.elected) {
+      const double* from = child.local + layout_.offset(f);
+      packed_.insert(packed_.end(), from, from + slots(f));
+    }
   }
   config_.reducer->Sum(absl::MakeSpan(packed_));
   size_t at = 0;
-  for (int32_t f : elected_built) {
-    std::memcpy(global_built_.data() + layout_.offset(f), packed_.data() + at,
-                sizeof(double) * slots(f));
-    at += slots(f);
-  }
-  for (int32_t f : elected_derived) {
-    std::memcpy(global_derived_.data() + layout_.offset(f), packed_.data() + at,
-                sizeof(double) * slots(f));
-    at += slots(f);
+  for (const Child& child : children) {
+    for (int32_t f : child.elected) {
+      std::memcpy(child.global + layout_.offset(f), packed_.data() + at,
+                  sizeof(double) * slots(f));
+      at += slots(f);
+    }
   }
 
   // Serial: at most 2 top_k features per child (BetterSplit is a total
   // order, so the answer is the same as any parallel merge's).
-  for (int32_t f : elected_built) {
-    ScanFeatureForSplit(layout_, data_, global_built_.data(), built->sums, f,
-                        config_.rules, &built->best);
-  }
-  for (int32_t f : elected_derived) {
-    ScanFeatureForSplit(layout_, data_, global_derived_.data(), derived->sums,
-                        f, config_.rules, &derived->best);
+  for (Child& child : children) {
+    for (int32_t f : child.elected) {
+      ScanFeatureForSplit(layout_, data_, child.global, child.leaf->sums, f,
+                          config_.rules, &child.leaf->best);
+    }
   }
 }
 
