@@ -316,15 +316,7 @@ def dm_labels(runner, tag, key, pooled, grades, prior, grade, bins=20,
     rate, b_fit = binned_rate_prior(pooled, binned, bins, prior)
     sys.stderr.write(f"{tag}.{key}: bins " +
                      " ".join(f"{r:.3g}" for r in rate) + f"; b {b_fit:.4g}\n")
-    rows = []
-    for p, b in zip(pooled, binned):
-        row = []
-        for i, (d, c, e) in enumerate(zip(p[1], p[2], p[5])):
-            m = rate[b[i]]
-            r = m if math.isinf(b_fit) else (c + b_fit * m) / (e + b_fit)
-            row.append((int(grades * min(r, 1.0) + 0.5), d[1]))
-        rows.append((p[0], row))
-    return rows
+    return shrunk_label_rows(pooled, binned, rate, b_fit, grades, True)
 
 
 LG_PRIOR = [""]  # the last logging-ranker prior, for the log
@@ -367,6 +359,22 @@ def rank_bins(scores, bins):
     return b
 
 
+def shrunk_label_rows(pooled, binned, rate, b_fit, grades, everyone):
+    """Pooled lists labelled round(G min(1, r)), r = (c + b m(d)) / (e + b)
+    with m(d) the rate of d's rank bin (m itself when b is infinite); an
+    unclicked document gets 0 unless `everyone`."""
+    rows = []
+    for p, b in zip(pooled, binned):
+        row = []
+        for i, (d, c, e) in enumerate(zip(p[1], p[2], p[5])):
+            m = rate[b[i]]
+            r = m if math.isinf(b_fit) else (c + b_fit * m) / (e + b_fit)
+            label = int(grades * min(r, 1.0) + 0.5) if (c or everyone) else 0
+            row.append((label, d[1]))
+        rows.append((p[0], row))
+    return rows
+
+
 def binned_rate_prior(pooled, binned, bins, prior):
     """(m, b): m[bin] the isotonic click rate per examination of the rank
     bins (non-increasing in the rank), b the pseudo-exposure fitted by
@@ -401,16 +409,7 @@ def logger_prior_labels(pooled, grades, prior, everyone, bins=20):
     rate, b_fit = binned_rate_prior(pooled, binned, bins, prior)
     LG_PRIOR[0] = ("bins " + " ".join(f"{r:.3g}" for r in rate) +
                    f"; b {b_fit:.4g}")
-    rows = []
-    for p, b in zip(pooled, binned):
-        row = []
-        for i, (d, c, e) in enumerate(zip(p[1], p[2], p[5])):
-            m = rate[b[i]]
-            r = m if math.isinf(b_fit) else (c + b_fit * m) / (e + b_fit)
-            label = int(grades * min(r, 1.0) + 0.5) if (c or everyone) else 0
-            row.append((label, d[1]))
-        rows.append((p[0], row))
-    return rows
+    return shrunk_label_rows(pooled, binned, rate, b_fit, grades, everyone)
 
 
 ML_PRIOR = [""]  # the last fitted grid prior, for the log
