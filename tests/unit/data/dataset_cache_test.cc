@@ -16,9 +16,12 @@
 #include "gtest/gtest.h"
 #include "tests/testing/same_dataset.h"
 #include "tests/testing/shared_data.h"
+#include "tests/testing/text_files.h"
 
 namespace plrank {
 namespace {
+
+using ::plrank::testing::WriteText;
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -35,10 +38,6 @@ std::string FreshDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
 std::string ReadBytes(const std::string& path) {

@@ -9,9 +9,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/text_files.h"
 
 namespace plrank {
 namespace {
+
+using ::plrank::testing::TempPath;
+using ::plrank::testing::WriteText;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -28,14 +32,6 @@ std::string ErrorOf(const std::string& text, const ReadOptions& options = {}) {
   absl::StatusOr<Dataset> data = Parse(text, options);
   EXPECT_FALSE(data.ok()) << "parse unexpectedly succeeded:\n" << text;
   return data.ok() ? "" : std::string(data.status().message());
-}
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/" + name;
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
 }
 
 TEST(LetorReaderTest, ParsesColumnsLabelsAndQueries) {

@@ -16,21 +16,17 @@
 #include "gtest/gtest.h"
 #include "tests/testing/same_dataset.h"
 #include "tests/testing/shared_data.h"
+#include "tests/testing/text_files.h"
 
 namespace plrank {
 namespace {
 
+using ::plrank::testing::TempPath;
+using ::plrank::testing::WriteText;
+
 using ::plrank::testing::SharedDataPath;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/" + name;
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 using ::plrank::testing::ExpectSameDataset;
 

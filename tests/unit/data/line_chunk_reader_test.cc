@@ -9,19 +9,15 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/text_files.h"
 
 namespace plrank {
 namespace {
 
+using ::plrank::testing::TempPath;
+using ::plrank::testing::WriteText;
+
 using ::testing::HasSubstr;
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/" + name;
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 // Every chunk of `path` read with `chunk_bytes`; fails the test on an error.
 std::vector<std::string> Chunks(const std::string& path, size_t chunk_bytes) {

@@ -8,19 +8,15 @@
 #include "core/data/letor_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/text_files.h"
 
 namespace plrank {
 namespace {
 
+using ::plrank::testing::TempPath;
+using ::plrank::testing::WriteText;
+
 using ::testing::HasSubstr;
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/" + name;
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 // Queries of 1..7 documents, a comment line and a blank line inside.
 std::string LetorText() {
