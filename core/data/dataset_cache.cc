@@ -18,8 +18,11 @@
 #include "absl/strings/str_format.h"
 #include "core/data/content_hash.h"
 #include "core/data/file_io.h"
+#include "core/data/file_io_internal.h"
 
 namespace plrank {
+
+using file_io_internal::OsError;
 namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'R', 'K', 'D', 'S', 'C', '\1'};
@@ -55,11 +58,6 @@ struct Source {
   const std::string& query_file;
   uint64_t options_digest = 0;
 };
-
-absl::Status OsError(const std::string& path, const char* what) {
-  const int error_number = errno;
-  return absl::ErrnoToStatus(error_number, absl::StrCat(path, ": ", what));
-}
 
 // (size, ContentHasher checksum) of a whole file, or of its bytes
 // [begin, end) (end < 0: to the end), read in blocks.

@@ -1,8 +1,8 @@
 #ifndef PLRANK_CORE_DATA_FILE_IO_INTERNAL_H_
 #define PLRANK_CORE_DATA_FILE_IO_INTERNAL_H_
 
-// Pieces shared by the file writers of core/data (file_io.cc,
-// stream_output.cc); not for use elsewhere.
+// Pieces shared by the file readers and writers of core/data; not for use
+// elsewhere.
 
 #include <sys/types.h>
 

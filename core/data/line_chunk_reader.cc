@@ -8,14 +8,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/data/file_io_internal.h"
 
 namespace plrank {
-namespace {
 
-absl::Status OsError(const std::string& path, const char* what) {
-  const int error_number = errno;
-  return absl::ErrnoToStatus(error_number, absl::StrCat(path, ": ", what));
-}
+using file_io_internal::OsError;
+namespace {
 
 }  // namespace
 

@@ -12,16 +12,16 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "core/data/file_io_internal.h"
+#include "core/data/letor_tokens.h"
 
 namespace plrank {
+
+using file_io_internal::OsError;
+using letor_internal::IsSpace;
 namespace {
 
 constexpr int64_t kBlock = 64 << 10;
-
-absl::Status OsError(const std::string& path, const char* what) {
-  const int error_number = errno;
-  return absl::ErrnoToStatus(error_number, absl::StrCat(path, ": ", what));
-}
 
 // A read-only file read at offsets (pread), in blocks.
 class RandomAccessFile {
@@ -120,8 +120,6 @@ class RandomAccessFile {
   int fd_ = -1;
   int64_t size_ = 0;
 };
-
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 // The qid of a data line; nullopt for a blank or comment line.
 absl::StatusOr<std::optional<std::string>> LineQid(std::string_view line,

@@ -37,12 +37,6 @@
 namespace plrank {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 absl::StatusOr<Dataset> LoadDataset(
     const std::string& path, const ReadOptions& options,
     const SideFileOptions& side_files, const TrainJob& job,
@@ -269,7 +263,7 @@ absl::StatusOr<TrainSummary> RunTrainJob(
     }
   }
   if (absl::Status status = CheckJob(job); !status.ok()) return status;
-  const auto load_start = Clock::now();
+  const auto load_start = TrainClock::now();
   SetThreads(job);
   absl::StatusOr<TrainData> data = LoadTrainData(job, log);
   if (!data.ok()) return data.status();

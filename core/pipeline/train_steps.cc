@@ -16,10 +16,6 @@
 namespace plrank {
 namespace {
 
-double SecondsSince(TrainClock::time_point start) {
-  return std::chrono::duration<double>(TrainClock::now() - start).count();
-}
-
 absl::Status CheckNotEmpty(const std::string& path, const Dataset& data) {
   if (data.num_documents() == 0 || data.num_queries() == 0) {
     return absl::InvalidArgumentError(

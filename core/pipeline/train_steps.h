@@ -35,6 +35,11 @@ namespace plrank {
 using TrainLog = std::function<void(const std::string&)>;
 using TrainClock = std::chrono::steady_clock;
 
+// Seconds from `start` to now, for the steps' log lines.
+inline double SecondsSince(TrainClock::time_point start) {
+  return std::chrono::duration<double>(TrainClock::now() - start).count();
+}
+
 // "train.txt", or "(in memory)" for data that came from no file: how the
 // steps' messages name a data set.
 std::string DataName(const std::string& path);

@@ -27,10 +27,6 @@
 namespace plrank {
 namespace {
 
-double SecondsSince(TrainClock::time_point start) {
-  return std::chrono::duration<double>(TrainClock::now() - start).count();
-}
-
 // The objective bound to the validation set, for its loss in the history;
 // null (with a note) when it cannot be: e.g. McRank's classes come from the
 // labels, and the valid set's may differ from the training set's.

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
+#include "server/http/json_text.h"
 #include "server/http/gateway_protocol.h"
 #include "server/http/kserve_json.h"
 
@@ -26,13 +27,9 @@ HttpResponse KserveError(const absl::Status& status) {
   return Json(HttpStatusOf(status.code()), ErrorJson(status.message()));
 }
 
-std::string Dump(const nlohmann::json& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // google.rpc.Status in JSON: {"code": n, "message": "..."}.
 std::string StatusJson(absl::StatusCode code, absl::string_view message) {
-  return Dump({{"code", static_cast<int>(code)},
+  return JsonText({{"code", static_cast<int>(code)},
                {"message", std::string(message)}});
 }
 
@@ -182,7 +179,7 @@ HttpResponse HttpApi::KserveRoute(const HttpRequest& request,
     auto ready = inference_->ModelReady(ready_request, kProtocol);
     if (!ready.ok()) return KserveError(ready.status());
     return Json(ready->ready() ? 200 : 400,
-                Dump({{"name", name}, {"ready", ready->ready()}}));
+                JsonText({{"name", name}, {"ready", ready->ready()}}));
   }
   if (path[next] == "infer") {
     if (request.method != "POST") return WrongMethod(request, "POST");

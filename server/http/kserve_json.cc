@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "server/http/json_text.h"
 
 namespace plrank::server {
 namespace {
@@ -16,12 +17,6 @@ using nlohmann::json;
 using inference::ModelInferRequest;
 
 constexpr int kMaxJsonDepth = 32;
-
-// Strings from requests (ids, model names) may hold invalid UTF-8: replace
-// it instead of letting dump() throw.
-std::string Dump(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 // nlohmann's parser recurses per nesting level: refuse deep documents
 // before parsing, so a request cannot exhaust the stack.
@@ -240,7 +235,7 @@ std::string InferResponseToJson(
                                            tensor.datatype())}});
   }
   out["outputs"] = outputs;
-  return Dump(out);
+  return JsonText(out);
 }
 
 std::string ModelMetadataToJson(
@@ -260,7 +255,7 @@ std::string ModelMetadataToJson(
   for (const std::string& version : metadata.versions()) {
     versions.push_back(version);
   }
-  return Dump(json({{"name", metadata.name()},
+  return JsonText(json({{"name", metadata.name()},
                {"versions", versions},
                {"platform", metadata.platform()},
                {"inputs", tensors(metadata.inputs())},
@@ -271,13 +266,13 @@ std::string ServerMetadataToJson(
     const inference::ServerMetadataResponse& metadata) {
   json extensions = json::array();
   for (const std::string& e : metadata.extensions()) extensions.push_back(e);
-  return Dump(json({{"name", metadata.name()},
+  return JsonText(json({{"name", metadata.name()},
                     {"version", metadata.version()},
                     {"extensions", extensions}}));
 }
 
 std::string ErrorJson(absl::string_view message) {
-  return Dump(json({{"error", std::string(message)}}));
+  return JsonText(json({{"error", std::string(message)}}));
 }
 
 }  // namespace plrank::server
