@@ -23,6 +23,7 @@
 namespace plrank {
 
 using file_io_internal::OsError;
+
 namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'R', 'K', 'D', 'S', 'C', '\1'};

@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -13,9 +12,6 @@
 namespace plrank {
 
 using file_io_internal::OsError;
-namespace {
-
-}  // namespace
 
 absl::StatusOr<LineChunkReader> LineChunkReader::Open(const std::string& path,
                                                       size_t chunk_bytes) {

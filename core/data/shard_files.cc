@@ -19,6 +19,7 @@ namespace plrank {
 
 using file_io_internal::OsError;
 using letor_internal::IsSpace;
+
 namespace {
 
 constexpr int64_t kBlock = 64 << 10;

@@ -5,13 +5,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/numbers.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
-#include "server/http/json_text.h"
 #include "server/http/gateway_protocol.h"
+#include "server/http/json_text.h"
 #include "server/http/kserve_json.h"
 
 namespace plrank::server {
@@ -29,8 +29,8 @@ HttpResponse KserveError(const absl::Status& status) {
 
 // google.rpc.Status in JSON: {"code": n, "message": "..."}.
 std::string StatusJson(absl::StatusCode code, absl::string_view message) {
-  return JsonText({{"code", static_cast<int>(code)},
-               {"message", std::string(message)}});
+  return JsonText(
+      {{"code", static_cast<int>(code)}, {"message", std::string(message)}});
 }
 
 HttpResponse RankerError(absl::StatusCode code, absl::string_view message) {

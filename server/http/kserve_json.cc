@@ -256,10 +256,10 @@ std::string ModelMetadataToJson(
     versions.push_back(version);
   }
   return JsonText(json({{"name", metadata.name()},
-               {"versions", versions},
-               {"platform", metadata.platform()},
-               {"inputs", tensors(metadata.inputs())},
-               {"outputs", tensors(metadata.outputs())}}));
+                        {"versions", versions},
+                        {"platform", metadata.platform()},
+                        {"inputs", tensors(metadata.inputs())},
+                        {"outputs", tensors(metadata.outputs())}}));
 }
 
 std::string ServerMetadataToJson(
@@ -267,8 +267,8 @@ std::string ServerMetadataToJson(
   json extensions = json::array();
   for (const std::string& e : metadata.extensions()) extensions.push_back(e);
   return JsonText(json({{"name", metadata.name()},
-                    {"version", metadata.version()},
-                    {"extensions", extensions}}));
+                        {"version", metadata.version()},
+                        {"extensions", extensions}}));
 }
 
 std::string ErrorJson(absl::string_view message) {
